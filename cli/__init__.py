@@ -1,0 +1,1 @@
+"""`jupyter prime`: the command line and terminal app, importable as `prime_jupyter.cli`."""

@@ -1,0 +1,167 @@
+"""The agent loop as a function (upstream.md §2.1; pi's agent-loop).
+
+`run_loop` streams one assistant message, runs its tool calls, appends the results and repeats until the
+model stops. Steering messages are taken after a turn's tool calls and before the next model call;
+follow-up messages when the agent would otherwise stop. Transient provider failures are retried with
+`auto_retry_*` events. It owns no state: the caller passes the context and receives events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from prime_jupyter.agent.retry import RetryPolicy
+from prime_jupyter.agent.tool import AnyTool
+from prime_jupyter.agent.tools_exec import run_tool_calls
+from prime_jupyter.ai.abort import AbortSignal
+from prime_jupyter.ai.events import ErrorEvent
+from prime_jupyter.ai.models import Model
+from prime_jupyter.ai.stream import StreamOptions, stream
+from prime_jupyter.ai.types import AssistantMessage, Context, Message, ToolResultMessage
+from prime_jupyter.protocol.events import (
+    AgentEnd,
+    AgentStart,
+    AutoRetryEnd,
+    AutoRetryStart,
+    MessageEnd,
+    MessageStart,
+    MessageUpdate,
+    SessionEvent,
+    TurnEnd,
+    TurnStart,
+)
+
+__all__ = ["LoopConfig", "run_loop"]
+
+Emit = Callable[[SessionEvent], None]
+
+
+@dataclass
+class LoopConfig:
+    model: Model
+    system_prompt: str
+    tools: list[AnyTool]
+    options: Callable[[], StreamOptions]
+    """Builds the stream options for each model call (keys are looked up per call)."""
+    take_steering: Callable[[], list[Message]] = lambda: []
+    take_follow_up: Callable[[], list[Message]] = lambda: []
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+
+
+async def run_loop(
+    prompts: list[Message], history: list[Message], config: LoopConfig, emit: Emit, signal: AbortSignal
+) -> list[Message]:
+    """Run until the model stops; returns the messages this run added (prompts included)."""
+    messages = list(history)
+    added: list[Message] = []
+
+    def push(message: Message) -> None:
+        messages.append(message)
+        added.append(message)
+        emit(MessageStart(message))
+        emit(MessageEnd(message))
+
+    emit(AgentStart())
+    pending = list(prompts)
+    call_model = True  # a run always calls the model at least once, even with no new prompt
+    while True:
+        while call_model or pending:
+            emit(TurnStart())
+            for message in pending:
+                push(message)
+            pending = []
+            assistant = await _stream_with_retry(messages, config, emit, signal)
+            messages.append(assistant)
+            added.append(assistant)
+            results: list[ToolResultMessage] = []
+            failed = assistant.stop_reason in ("error", "aborted")
+            if not failed and assistant.tool_calls():
+                results = await run_tool_calls(assistant, config.tools, emit, signal)
+                for result in results:
+                    push(result)
+            emit(TurnEnd(assistant, results))
+            if failed or signal.aborted:
+                emit(AgentEnd(added))
+                return added
+            call_model = bool(results)
+            pending = config.take_steering()
+        pending = config.take_follow_up()
+        if not pending:
+            break
+    emit(AgentEnd(added))
+    return added
+
+
+async def _stream_with_retry(
+    messages: list[Message], config: LoopConfig, emit: Emit, signal: AbortSignal
+) -> AssistantMessage:
+    """One model call, retried on transient failures. Emits a matched message_start/message_end per attempt
+    that produced output; a failed attempt stays in the transcript but providers never see it again."""
+    policy = config.retry
+    attempt = 0
+    while True:
+        message, failure, started = await _stream_once(messages, config, emit, signal)
+        delay = policy.delay(attempt + 1, failure.retry_after_s) if failure is not None else 0.0
+        retry = (
+            failure is not None
+            and failure.retryable
+            and policy.enabled
+            and attempt < policy.max_retries
+            and delay <= policy.max_delay_s
+            and not signal.aborted
+        )
+        if not retry:
+            if not started:
+                emit(MessageStart(message))
+            emit(MessageEnd(message))
+            if attempt:
+                emit(AutoRetryEnd(failure is None, attempt, message.error_message if failure else None))
+            return message
+        if started:
+            emit(MessageEnd(message))
+        attempt += 1
+        emit(AutoRetryStart(attempt, policy.max_retries, int(delay * 1000), message.error_message or ""))
+        if await _sleep(delay, signal):
+            emit(AutoRetryEnd(False, attempt, "aborted by the user"))
+            aborted = AssistantMessage(
+                api=message.api,
+                provider=message.provider,
+                model=message.model,
+                stop_reason="aborted",
+                error_message="aborted by the user",
+            )
+            emit(MessageStart(aborted))
+            emit(MessageEnd(aborted))
+            return aborted
+
+
+async def _stream_once(
+    messages: list[Message], config: LoopConfig, emit: Emit, signal: AbortSignal
+) -> tuple[AssistantMessage, ErrorEvent | None, bool]:
+    """One model call: (final message, the failure if any, whether message_start was emitted)."""
+    options = config.options()
+    options.signal = signal
+    context = Context(system_prompt=config.system_prompt, messages=messages, tools=[t.spec() for t in config.tools])
+    started = False
+    async for event in stream(config.model, context, options):
+        if event.type == "start":
+            started = True
+            emit(MessageStart(event.partial))
+        elif event.type == "done":
+            return event.message, None, started
+        elif event.type == "error":
+            return event.error, event, started
+        else:
+            emit(MessageUpdate(event.partial, event))
+    raise AssertionError("a provider stream ended without done or error")
+
+
+async def _sleep(seconds: float, signal: AbortSignal) -> bool:
+    """Sleep unless aborted first; True when aborted."""
+    try:
+        await asyncio.wait_for(signal.wait(), timeout=seconds)
+    except TimeoutError:
+        return False
+    return True

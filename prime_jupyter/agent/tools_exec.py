@@ -1,0 +1,92 @@
+"""Running one assistant message's tool calls: validation, parallel groups, updates, errors as results."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from pydantic import ValidationError
+
+from prime_jupyter.agent.tool import AnyTool
+from prime_jupyter.ai.abort import AbortedError, AbortSignal
+from prime_jupyter.ai.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage
+from prime_jupyter.protocol.events import (
+    SessionEvent,
+    ToolExecutionEnd,
+    ToolExecutionStart,
+    ToolExecutionUpdate,
+    ToolOutput,
+)
+
+__all__ = ["run_tool_calls"]
+
+Emit = Callable[[SessionEvent], None]
+
+
+async def run_tool_calls(
+    assistant: AssistantMessage, tools: list[AnyTool], emit: Emit, signal: AbortSignal
+) -> list[ToolResultMessage]:
+    """Run every call; consecutive parallel-safe calls run together, the rest one by one. Results keep
+    the calls' order. Once aborted, remaining calls get an 'aborted' error result without running."""
+    by_name = {tool.name: tool for tool in tools}
+    calls = assistant.tool_calls()
+    results: list[ToolResultMessage] = []
+    index = 0
+    while index < len(calls):
+        group = [calls[index]]
+        if _parallel(by_name.get(calls[index].name)):
+            while index + len(group) < len(calls) and _parallel(by_name.get(calls[index + len(group)].name)):
+                group.append(calls[index + len(group)])
+        index += len(group)
+        results.extend(await asyncio.gather(*(_run_one(call, by_name, emit, signal) for call in group)))
+    return results
+
+
+def _parallel(tool: AnyTool | None) -> bool:
+    return tool is not None and tool.execution_mode == "parallel"
+
+
+async def _run_one(call: ToolCall, by_name: dict[str, AnyTool], emit: Emit, signal: AbortSignal) -> ToolResultMessage:
+    emit(ToolExecutionStart(call.id, call.name, call.arguments))
+    output, is_error = await _execute(call, by_name.get(call.name), emit, signal)
+    emit(ToolExecutionEnd(call.id, call.name, output, is_error))
+    return ToolResultMessage(
+        tool_call_id=call.id,
+        tool_name=call.name,
+        content=output.content,
+        details=output.details,
+        is_error=is_error,
+    )
+
+
+async def _execute(call: ToolCall, tool: AnyTool | None, emit: Emit, signal: AbortSignal) -> tuple[ToolOutput, bool]:
+    if tool is None:
+        return _error(f"Tool '{call.name}' does not exist. Available tools: use only the tools you were given."), True
+    if signal.aborted:
+        return _error("Aborted by the user before this tool call ran."), True
+    try:
+        params = tool.parameters.model_validate(call.arguments)
+    except ValidationError as exc:
+        return _error(f"Invalid arguments for {call.name}: {_describe(exc)}"), True
+
+    def on_update(partial: ToolOutput) -> None:
+        emit(ToolExecutionUpdate(call.id, call.name, call.arguments, partial))
+
+    try:
+        return await tool.execute(call.id, params, signal, on_update), False
+    except AbortedError:
+        return _error("Aborted by the user."), True
+    except Exception as exc:
+        return _error(str(exc) or type(exc).__name__), True
+
+
+def _error(text: str) -> ToolOutput:
+    return ToolOutput(content=[TextContent(text=text)])
+
+
+def _describe(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "arguments"
+        parts.append(f"{where}: {err['msg']}")
+    return "; ".join(parts)

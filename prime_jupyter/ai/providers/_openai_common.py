@@ -1,0 +1,45 @@
+"""Shared pieces of the two OpenAI APIs: the cached client and content helpers."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from prime_jupyter.ai.types import ImageContent, TextContent, ToolResultMessage
+
+if TYPE_CHECKING:
+    import openai
+
+    from prime_jupyter.ai.stream import StreamOptions
+
+__all__ = ["client_for", "data_url", "result_images", "result_text"]
+
+_clients: dict[tuple[str, str | None, float], openai.AsyncOpenAI] = {}
+
+
+def client_for(options: StreamOptions) -> openai.AsyncOpenAI:
+    """One client per key/base URL, so turns reuse the connection pool. SDK retries are off: ours apply."""
+    key = (options.api_key, options.base_url, options.timeout_s)
+    client = _clients.get(key)
+    if client is None:
+        import openai
+
+        client = openai.AsyncOpenAI(
+            api_key=options.api_key, base_url=options.base_url, max_retries=0, timeout=options.timeout_s
+        )
+        _clients[key] = client
+    return client
+
+
+def data_url(image: ImageContent) -> str:
+    return f"data:{image.mime_type};base64,{image.data}"
+
+
+def result_text(message: ToolResultMessage) -> str:
+    text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
+    if not text and any(isinstance(b, ImageContent) for b in message.content):
+        return "(see the attached image)"
+    return text or "(no output)"
+
+
+def result_images(message: ToolResultMessage) -> list[ImageContent]:
+    return [b for b in message.content if isinstance(b, ImageContent)]

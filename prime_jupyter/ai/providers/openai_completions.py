@@ -1,0 +1,225 @@
+"""The `openai-completions` API (Chat Completions) on the official `openai` SDK.
+
+Also serves any OpenAI-compatible server by base URL (Ollama, vLLM, LM Studio, OpenRouter, Groq): their
+`reasoning_content`/`reasoning` deltas become thinking. The SSE body is read raw (see `_sse.py`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from pydantic import JsonValue
+
+from prime_jupyter.ai.models import Model, openai_reasoning_effort
+from prime_jupyter.ai.providers._openai_common import client_for, data_url, result_images, result_text
+from prime_jupyter.ai.providers._sse import iter_sse
+from prime_jupyter.ai.providers._transform import normalize_messages
+from prime_jupyter.ai.types import (
+    AssistantMessage,
+    Context,
+    ImageContent,
+    Message,
+    TextContent,
+    ToolCall,
+    UserMessage,
+)
+
+if TYPE_CHECKING:
+    from prime_jupyter.ai.stream import Emitter, StreamOptions
+
+__all__ = ["build_request", "stream_provider"]
+
+Json = dict[str, JsonValue]
+_STOP = {"stop": "stop", "length": "length", "tool_calls": "toolUse", "function_call": "toolUse"}
+
+
+async def stream_provider(model: Model, context: Context, options: StreamOptions, emit: Emitter) -> None:
+    client = client_for(options)
+    body = build_request(model, context, options)
+    create = client.chat.completions.with_streaming_response.create
+    async with create(**body, extra_headers=options.headers) as resp:  # type: ignore[call-overload]
+        emit.start()
+        await _consume(resp.http_response.aiter_raw(), emit)
+
+
+def build_request(model: Model, context: Context, options: StreamOptions) -> Json:
+    messages: list[JsonValue] = []
+    if context.system_prompt:
+        messages.append({"role": "system", "content": context.system_prompt})
+    messages.extend(_messages(context.messages))
+    body: Json = {
+        "model": model.id,
+        "messages": messages,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    max_tokens = options.max_tokens or min(model.max_tokens, 32_000)
+    body["max_completion_tokens" if model.provider == "openai" else "max_tokens"] = max_tokens
+    effort = openai_reasoning_effort(options.thinking) if model.reasoning else None
+    if effort:
+        body["reasoning_effort"] = effort
+    elif options.temperature is not None:
+        body["temperature"] = options.temperature
+    if context.tools:
+        body["tools"] = [
+            {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
+            for t in context.tools
+        ]
+    return body
+
+
+def _messages(messages: list[Message]) -> list[JsonValue]:
+    out: list[JsonValue] = []
+    pending_images: list[ImageContent] = []
+    for message in normalize_messages(messages):
+        if not isinstance(message, AssistantMessage) and message.role != "toolResult" and pending_images:
+            out.append(_image_message(pending_images))
+            pending_images = []
+        if isinstance(message, UserMessage):
+            out.append({"role": "user", "content": _user_content(message)})
+        elif isinstance(message, AssistantMessage):
+            if pending_images:
+                out.append(_image_message(pending_images))
+                pending_images = []
+            out.append(_assistant(message))
+        else:
+            out.append({"role": "tool", "tool_call_id": message.tool_call_id, "content": result_text(message)})
+            pending_images.extend(result_images(message))
+    if pending_images:
+        out.append(_image_message(pending_images))
+    return out
+
+
+def _image_message(images: list[ImageContent]) -> Json:
+    parts: list[JsonValue] = [{"type": "text", "text": "Images returned by the tool calls above:"}]
+    parts.extend({"type": "image_url", "image_url": {"url": data_url(i)}} for i in images)
+    return {"role": "user", "content": parts}
+
+
+def _user_content(message: UserMessage) -> JsonValue:
+    if isinstance(message.content, str):
+        return message.content
+    return [
+        {"type": "image_url", "image_url": {"url": data_url(b)}}
+        if isinstance(b, ImageContent)
+        else {"type": "text", "text": b.text}
+        for b in message.content
+    ]
+
+
+def _assistant(message: AssistantMessage) -> Json:
+    text = "".join(b.text for b in message.content if isinstance(b, TextContent))
+    out: Json = {"role": "assistant", "content": text or None}
+    calls = [b for b in message.content if isinstance(b, ToolCall)]
+    if calls:
+        out["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+            for c in calls
+        ]
+    return out
+
+
+class _Blocks:
+    """Which block is open: deltas of one kind continue it, another kind closes it first."""
+
+    def __init__(self, emit: Emitter) -> None:
+        self.emit = emit
+        self.kind = ""
+        self.index = -1
+        self.tools: dict[int, int] = {}
+
+    def text(self, delta: str) -> None:
+        if self.kind != "text":
+            self.close()
+            self.kind, self.index = "text", self.emit.text_start()
+        self.emit.text_delta(self.index, delta)
+
+    def thinking(self, delta: str) -> None:
+        if self.kind != "thinking":
+            self.close()
+            self.kind, self.index = "thinking", self.emit.thinking_start()
+        self.emit.thinking_delta(self.index, delta)
+
+    def tool(self, raw: dict[str, JsonValue]) -> None:
+        position = raw.get("index", 0)
+        assert isinstance(position, int)
+        function = raw.get("function") or {}
+        assert isinstance(function, dict)
+        if position not in self.tools:
+            self.close()
+            call_id, name = raw.get("id") or f"call_{position}", function.get("name") or ""
+            self.tools[position] = self.emit.toolcall_start(str(call_id), str(name))
+        arguments = function.get("arguments")
+        if arguments:
+            self.emit.toolcall_delta(self.tools[position], str(arguments))
+
+    def close(self) -> None:
+        if self.kind == "text":
+            self.emit.text_end(self.index)
+        elif self.kind == "thinking":
+            self.emit.thinking_end(self.index)
+        self.kind = ""
+
+    def finish(self) -> None:
+        self.close()
+        for index in self.tools.values():
+            self.emit.toolcall_end(index)
+        self.tools.clear()
+
+
+async def _consume(chunks: object, emit: Emitter) -> None:
+    from collections.abc import AsyncIterable
+
+    assert isinstance(chunks, AsyncIterable)
+    blocks = _Blocks(emit)
+    loads = json.loads
+    complete = False
+    async for _, data in iter_sse(chunks):
+        if data == "[DONE]":
+            complete = True
+            break
+        chunk = loads(data)
+        if chunk.get("error"):
+            error = chunk["error"]
+            message = error.get("message", "error") if isinstance(error, dict) else str(error)
+            emit.fail("error", str(message), retryable=True)
+            return
+        for choice in chunk.get("choices") or ():
+            delta = choice.get("delta") or {}
+            content = delta.get("content")
+            if content:
+                blocks.text(content)
+            reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+            if reasoning:
+                blocks.thinking(reasoning)
+            for call in delta.get("tool_calls") or ():
+                blocks.tool(call)
+            finish = choice.get("finish_reason")
+            if finish:
+                if finish == "content_filter":
+                    emit.fail("error", "the provider's content filter stopped the response")
+                    return
+                emit.message.stop_reason = _STOP.get(finish, "stop")  # type: ignore[assignment]
+        usage = chunk.get("usage")
+        if usage:
+            _read_usage(emit, usage)
+        if chunk.get("id"):
+            emit.message.response_id = chunk["id"]
+    blocks.finish()
+    if complete:
+        emit.done()
+    else:
+        emit.fail("error", "the provider's stream ended before [DONE]", retryable=True)
+
+
+def _read_usage(emit: Emitter, raw: dict[str, JsonValue]) -> None:
+    details = raw.get("prompt_tokens_details") or {}
+    cached = details.get("cached_tokens") if isinstance(details, dict) else 0
+    prompt, completion = raw.get("prompt_tokens") or 0, raw.get("completion_tokens") or 0
+    assert isinstance(prompt, int) and isinstance(completion, int)
+    cached_tokens = cached if isinstance(cached, int) else 0
+    usage = emit.message.usage
+    usage.input = prompt - cached_tokens
+    usage.cache_read = cached_tokens
+    usage.output = completion

@@ -1,0 +1,264 @@
+"""Where models and keys come from: built-ins, `models.json`, `auth.json` and the environment.
+
+The agent dir is `~/.prime/agent` unless `PRIME_AGENT_DIR` moves it. `auth.json` maps a provider to its key
+(`{"anthropic": {"type": "api_key", "key": "..."}}` or a bare string) and is written with mode 0600.
+`models.json` declares custom providers in the seed system's format:
+`{"providers": {"<name>": {"baseUrl", "api", "apiKey", "models": [{"id", "name"?, "reasoning"?, "input"?,
+"contextWindow"?, "maxTokens"?, "cost"?}]}}}`. A custom provider's `apiKey` may name an environment
+variable; its value is used when that variable is set.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel
+
+from prime_jupyter.ai.models import (
+    BUILTIN_MODELS,
+    THINKING_LEVELS,
+    Api,
+    InputKind,
+    Model,
+    ModelCost,
+    ThinkingLevel,
+)
+from prime_jupyter.errors import ConfigError, MissingApiKeyError, ModelNotFoundError
+
+__all__ = ["ENV_API_KEYS", "ModelRef", "ModelRegistry", "agent_dir", "parse_model_ref"]
+
+log = logging.getLogger(__name__)
+
+ENV_API_KEYS = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+ENV_BASE_URLS = {"anthropic": "ANTHROPIC_BASE_URL", "openai": "OPENAI_BASE_URL"}
+DEFAULT_MODELS = {"anthropic": "claude-sonnet-5-5", "openai": "gpt-5.4"}
+
+
+def agent_dir() -> Path:
+    """The agent's home: `$PRIME_AGENT_DIR`, else `~/.prime/agent`."""
+    override = os.environ.get("PRIME_AGENT_DIR")
+    return Path(override).expanduser() if override else Path.home() / ".prime" / "agent"
+
+
+class _Custom(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+
+class _CustomModel(_Custom):
+    id: str
+    name: str | None = None
+    reasoning: bool = False
+    input: tuple[InputKind, ...] = ("text",)
+    context_window: int = 128_000
+    max_tokens: int = 16_384
+    cost: ModelCost = Field(default_factory=ModelCost)
+
+
+class _CustomProvider(_Custom):
+    base_url: str
+    api: Api = "openai-completions"
+    api_key: str | None = None
+    models: list[_CustomModel] = Field(default_factory=list)
+
+
+class _ModelsFile(_Custom):
+    providers: dict[str, _CustomProvider] = Field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRef:
+    """A parsed `provider/id[:thinking]` (provider may be empty when only an id was given)."""
+
+    provider: str
+    model_id: str
+    thinking: ThinkingLevel | None = None
+
+
+def parse_model_ref(text: str) -> ModelRef:
+    """Parse `provider/id[:thinking]`, `id[:thinking]`; the thinking suffix must be a known level."""
+    thinking: ThinkingLevel | None = None
+    head, sep, tail = text.rpartition(":")
+    if sep and tail in THINKING_LEVELS:
+        thinking, text = _level(tail), head
+    provider, slash, model_id = text.partition("/")
+    if not slash:
+        provider, model_id = "", text
+    if not model_id:
+        raise ModelNotFoundError(f"'{text}' is not a model: write provider/model-id, e.g. anthropic/claude-sonnet-5-5")
+    return ModelRef(provider, model_id, thinking)
+
+
+def _level(text: str) -> ThinkingLevel:
+    for level in THINKING_LEVELS:
+        if level == text:
+            return level
+    raise ConfigError(f"unknown thinking level '{text}': use one of {', '.join(THINKING_LEVELS)}")
+
+
+@dataclass
+class ModelRegistry:
+    """Built-in models merged with the user's custom providers, plus key and base-URL lookup."""
+
+    directory: Path
+    models: list[Model] = field(default_factory=list)
+    custom_keys: dict[str, str | None] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    @classmethod
+    def load(cls, directory: Path | None = None) -> ModelRegistry:
+        registry = cls(directory or agent_dir(), list(BUILTIN_MODELS))
+        registry._load_models_file()
+        return registry
+
+    @property
+    def auth_path(self) -> Path:
+        return self.directory / "auth.json"
+
+    @property
+    def models_path(self) -> Path:
+        return self.directory / "models.json"
+
+    def providers(self) -> list[str]:
+        return sorted({m.provider for m in self.models})
+
+    def resolve(self, provider: str, model_id: str) -> Model:
+        """Find a model; an unknown id of a known provider gets conservative defaults and a warning."""
+        if not provider:
+            matches = [m for m in self.models if m.id == model_id]
+            if len(matches) == 1:
+                return matches[0]
+            known = ", ".join(self.providers())
+            raise ModelNotFoundError(f"model '{model_id}' needs a provider: write provider/{model_id} ({known})")
+        for model in self.models:
+            if model.provider == provider and model.id == model_id:
+                return model
+        template = next((m for m in self.models if m.provider == provider), None)
+        if template is None:
+            raise ModelNotFoundError(
+                f"unknown provider '{provider}': use one of {', '.join(self.providers())} "
+                f"or declare it in {self.models_path}"
+            )
+        warning = f"model '{model_id}' is not known for provider '{provider}'; using conservative defaults"
+        log.warning(warning)
+        self.warnings.append(warning)
+        return Model(
+            id=model_id,
+            name=model_id,
+            api=template.api,
+            provider=provider,
+            base_url=template.base_url,
+            reasoning=False,
+            input=("text",),
+            context_window=128_000,
+            max_tokens=8_192,
+        )
+
+    def default_model(self) -> Model:
+        """The first provider with a key configured, else Anthropic's default (which will ask for a key)."""
+        for provider, model_id in DEFAULT_MODELS.items():
+            if self.has_key(provider):
+                return self.resolve(provider, model_id)
+        for model in self.models:
+            if model.provider in self.custom_keys:
+                return model
+        return self.resolve("anthropic", DEFAULT_MODELS["anthropic"])
+
+    def has_key(self, provider: str) -> bool:
+        try:
+            self.api_key(provider)
+        except MissingApiKeyError:
+            return False
+        return True
+
+    def api_key(self, provider: str) -> str:
+        """The key for a provider: environment, then auth.json, then models.json. Never logged."""
+        env_var = ENV_API_KEYS.get(provider)
+        if env_var and os.environ.get(env_var):
+            return os.environ[env_var]
+        stored = self._auth().get(provider)
+        if stored:
+            return stored
+        custom = self.custom_keys.get(provider)
+        if custom:
+            return os.environ.get(custom, custom)
+        if provider in self.custom_keys:
+            return "none"  # a local OpenAI-compatible server without auth (Ollama, vLLM, LM Studio)
+        raise MissingApiKeyError(provider, env_var, str(self.auth_path))
+
+    def base_url(self, model: Model) -> str | None:
+        if model.base_url:
+            return model.base_url
+        env_var = ENV_BASE_URLS.get(model.provider)
+        return os.environ.get(env_var) if env_var else None
+
+    def save_api_key(self, provider: str, key: str) -> None:
+        """Store a key in auth.json, created with mode 0600 and replaced atomically."""
+        data = self._auth_raw()
+        data[provider] = {"type": "api_key", "key": key}
+        self.directory.mkdir(parents=True, exist_ok=True)
+        tmp = self.auth_path.with_suffix(".json.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, indent=2)
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, self.auth_path)
+
+    def _auth_raw(self) -> dict[str, object]:
+        try:
+            raw = json.loads(self.auth_path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"{self.auth_path} is not valid JSON ({exc}); fix or delete it") from exc
+        if not isinstance(raw, dict):
+            raise ConfigError(f"{self.auth_path} must hold a JSON object of provider -> key")
+        return raw
+
+    def _auth(self) -> dict[str, str]:
+        keys: dict[str, str] = {}
+        for provider, value in self._auth_raw().items():
+            if isinstance(value, str):
+                keys[provider] = value
+            elif isinstance(value, dict) and isinstance(value.get("key"), str):
+                keys[provider] = value["key"]
+        return keys
+
+    def _load_models_file(self) -> None:
+        try:
+            text = self.models_path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return
+        try:
+            parsed = _ModelsFile.model_validate_json(text)
+        except ValidationError as exc:
+            raise ConfigError(f"{self.models_path} is invalid: {_first_error(exc)}") from exc
+        for name, provider in parsed.providers.items():
+            self.custom_keys[name] = provider.api_key
+            self.models = [m for m in self.models if m.provider != name]
+            self.models.extend(_custom_model(name, provider, m) for m in provider.models)
+
+
+def _custom_model(provider_name: str, provider: _CustomProvider, model: _CustomModel) -> Model:
+    return Model(
+        id=model.id,
+        name=model.name or model.id,
+        api=provider.api,
+        provider=provider_name,
+        base_url=provider.base_url,
+        reasoning=model.reasoning,
+        input=model.input,
+        context_window=model.context_window,
+        max_tokens=model.max_tokens,
+        cost=model.cost,
+    )
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err["loc"])
+    return f"{where}: {err['msg']}" if where else str(err["msg"])

@@ -1,0 +1,249 @@
+"""`stream()`: one entry point for every provider, returning an `AssistantMessageEventStream`.
+
+A provider is a coroutine that drives an `Emitter`; it runs as its own task, so an abort can cancel
+it wherever it waits (connecting, a slow first byte, between chunks) and the SDK's stream is closed
+by the cancellation. Whatever happens, the consumer sees `start` (once the response began) and exactly
+one terminal `done` or `error`: failures are events, never exceptions (design.md D2).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TypeAlias
+
+from prime_jupyter.ai.abort import AbortSignal
+from prime_jupyter.ai.errors import classify_exception
+from prime_jupyter.ai.events import (
+    AssistantMessageEvent,
+    DoneEvent,
+    ErrorEvent,
+    StartEvent,
+    TextDeltaEvent,
+    TextEndEvent,
+    TextStartEvent,
+    ThinkingDeltaEvent,
+    ThinkingEndEvent,
+    ThinkingStartEvent,
+    ToolCallDeltaEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+)
+from prime_jupyter.ai.models import Model, ThinkingLevel
+from prime_jupyter.ai.partial_json import PartialJson
+from prime_jupyter.ai.types import AssistantMessage, Context, TextContent, ThinkingContent, ToolCall
+from prime_jupyter.ai.usage import apply_cost
+
+__all__ = ["AssistantMessageEventStream", "Emitter", "StreamOptions", "stream"]
+
+
+@dataclass
+class StreamOptions:
+    api_key: str
+    base_url: str | None = None
+    thinking: ThinkingLevel = "off"
+    max_tokens: int | None = None
+    temperature: float | None = None
+    signal: AbortSignal | None = None
+    session_id: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    timeout_s: float = 600.0
+
+
+Provider: TypeAlias = Callable[[Model, Context, StreamOptions, "Emitter"], Awaitable[None]]
+
+_PROVIDERS = {
+    "anthropic-messages": "prime_jupyter.ai.providers.anthropic",
+    "openai-completions": "prime_jupyter.ai.providers.openai_completions",
+    "openai-responses": "prime_jupyter.ai.providers.openai_responses",
+}
+
+
+class Emitter:
+    """Builds the partial message and queues events. Providers call these in wire order."""
+
+    def __init__(self, model: Model, queue: asyncio.Queue[AssistantMessageEvent]) -> None:
+        self.model = model
+        self.message = AssistantMessage(api=model.api, provider=model.provider, model=model.id)
+        self._put = queue.put_nowait
+        self._json: dict[int, PartialJson] = {}
+        self.started = False
+        self.finished = False
+
+    def start(self) -> None:
+        if not self.started:
+            self.started = True
+            self._put(StartEvent(self.message))
+
+    def text_start(self) -> int:
+        self.message.content.append(TextContent(text=""))
+        index = len(self.message.content) - 1
+        self._put(TextStartEvent(index, self.message))
+        return index
+
+    def text_delta(self, index: int, delta: str) -> None:
+        block = self.message.content[index]
+        assert isinstance(block, TextContent)
+        block.text += delta
+        self._put(TextDeltaEvent(index, delta, self.message))
+
+    def text_end(self, index: int, signature: str | None = None) -> None:
+        block = self.message.content[index]
+        assert isinstance(block, TextContent)
+        block.text_signature = signature
+        self._put(TextEndEvent(index, block.text, self.message))
+
+    def thinking_start(self) -> int:
+        self.message.content.append(ThinkingContent(thinking=""))
+        index = len(self.message.content) - 1
+        self._put(ThinkingStartEvent(index, self.message))
+        return index
+
+    def thinking_delta(self, index: int, delta: str) -> None:
+        block = self.message.content[index]
+        assert isinstance(block, ThinkingContent)
+        block.thinking += delta
+        self._put(ThinkingDeltaEvent(index, delta, self.message))
+
+    def thinking_end(self, index: int, signature: str | None = None, redacted: bool = False) -> None:
+        block = self.message.content[index]
+        assert isinstance(block, ThinkingContent)
+        if signature:
+            block.thinking_signature = signature
+        block.redacted = redacted
+        self._put(ThinkingEndEvent(index, block.thinking, self.message))
+
+    def toolcall_start(self, call_id: str, name: str) -> int:
+        self.message.content.append(ToolCall(id=call_id, name=name))
+        index = len(self.message.content) - 1
+        self._json[index] = PartialJson()
+        self._put(ToolCallStartEvent(index, self.message))
+        return index
+
+    def toolcall_delta(self, index: int, delta: str) -> None:
+        block = self.message.content[index]
+        assert isinstance(block, ToolCall)
+        block.arguments = self._json[index].feed(delta)
+        self._put(ToolCallDeltaEvent(index, delta, self.message))
+
+    def toolcall_end(self, index: int) -> None:
+        block = self.message.content[index]
+        assert isinstance(block, ToolCall)
+        parser = self._json.pop(index, None)
+        if parser is not None:
+            block.arguments = parser.final()
+        self._put(ToolCallEndEvent(index, block, self.message))
+
+    def done(self) -> None:
+        if self.finished:
+            return
+        self.finished = True
+        self._close_open_blocks()
+        apply_cost(self.model, self.message.usage)
+        stop = self.message.stop_reason
+        reason = stop if stop in ("stop", "length", "toolUse") else "stop"
+        if reason == "stop" and self.message.tool_calls():
+            reason = "toolUse"
+        self.message.stop_reason = reason
+        self._put(DoneEvent(reason, self.message))
+
+    def fail(
+        self,
+        reason: str,
+        message: str,
+        *,
+        retryable: bool = False,
+        retry_after_s: float | None = None,
+        context_overflow: bool = False,
+    ) -> None:
+        if self.finished:
+            return
+        self.finished = True
+        aborted = reason == "aborted"
+        self._close_open_blocks()
+        apply_cost(self.model, self.message.usage)
+        self.message.stop_reason = "aborted" if aborted else "error"
+        self.message.error_message = message
+        self._put(
+            ErrorEvent(
+                "aborted" if aborted else "error",
+                self.message,
+                retryable=retryable and not aborted,
+                retry_after_s=retry_after_s,
+                context_overflow=context_overflow,
+            )
+        )
+
+    def _close_open_blocks(self) -> None:
+        for index in list(self._json):
+            self.toolcall_end(index)
+
+
+class AssistantMessageEventStream:
+    """Async-iterable events of one response; `result()` gives the final message."""
+
+    def __init__(self, model: Model, context: Context, options: StreamOptions, provider: Provider) -> None:
+        self._queue: asyncio.Queue[AssistantMessageEvent] = asyncio.Queue()
+        self._emit = Emitter(model, self._queue)
+        self._signal = options.signal
+        self._task = asyncio.ensure_future(self._run(provider, model, context, options))
+        self._unsubscribe = options.signal.add_callback(self._abort) if options.signal else None
+        self._final: AssistantMessage | None = None
+
+    async def _run(self, provider: Provider, model: Model, context: Context, options: StreamOptions) -> None:
+        try:
+            await provider(model, context, options, self._emit)
+            if not self._emit.finished:
+                self._emit.fail("error", "the provider's stream ended without a stop reason", retryable=True)
+        except asyncio.CancelledError:
+            self._emit.fail("aborted", "aborted by the user")
+        except Exception as exc:
+            failure = classify_exception(exc)
+            self._emit.fail(
+                "error",
+                failure.message,
+                retryable=failure.retryable,
+                retry_after_s=failure.retry_after_s,
+                context_overflow=failure.context_overflow,
+            )
+
+    def _abort(self) -> None:
+        if not self._task.done():
+            self._task.cancel()
+
+    def __aiter__(self) -> AsyncIterator[AssistantMessageEvent]:
+        return self._iterate()
+
+    async def _iterate(self) -> AsyncIterator[AssistantMessageEvent]:
+        queue = self._queue
+        try:
+            while True:
+                event = queue.get_nowait() if not queue.empty() else await queue.get()
+                yield event
+                if event.type == "done":
+                    self._final = event.message
+                    return
+                if event.type == "error":
+                    self._final = event.error
+                    return
+        finally:
+            if self._unsubscribe:
+                self._unsubscribe()
+            if not self._task.done():
+                self._task.cancel()
+
+    async def result(self) -> AssistantMessage:
+        if self._final is None:
+            async for _ in self:
+                pass
+        assert self._final is not None
+        return self._final
+
+
+def stream(model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream:
+    """Start streaming one assistant response. Must be called inside a running event loop."""
+    module = importlib.import_module(_PROVIDERS[model.api])
+    provider: Provider = module.stream_provider
+    return AssistantMessageEventStream(model, context, options, provider)

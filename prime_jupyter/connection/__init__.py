@@ -1,0 +1,1 @@
+"""connection layer; see docs in the modules."""

@@ -1,0 +1,65 @@
+"""The one exception tree of prime-jupyter.
+
+Only errors a caller can act on are classes here; failures inside a running stream are events, not
+exceptions (design.md D2). Messages say what to do.
+
+    PrimeError
+    ├── ConfigError            bad or missing configuration (settings, models.json, auth.json)
+    │   └── MissingApiKeyError no key for a provider; names the variable or file to set
+    ├── ModelNotFoundError     an unknown provider or model that cannot be resolved
+    ├── SessionError           a transcript that cannot be opened, found or written
+    │   └── SessionNotFoundError
+    ├── ToolError              a tool failed; its message becomes the tool result the model sees
+    └── BusyError              an operation that needs an idle session was asked while a run is going
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BusyError",
+    "ConfigError",
+    "MissingApiKeyError",
+    "ModelNotFoundError",
+    "PrimeError",
+    "SessionError",
+    "SessionNotFoundError",
+    "ToolError",
+]
+
+
+class PrimeError(Exception):
+    """Root of every error prime-jupyter raises on purpose."""
+
+
+class ConfigError(PrimeError):
+    """Configuration is missing or malformed; the message names the file or variable."""
+
+
+class MissingApiKeyError(ConfigError):
+    """No API key is configured for a provider."""
+
+    def __init__(self, provider: str, env_var: str | None, auth_path: str) -> None:
+        where = f"set {env_var} or add it to {auth_path}" if env_var else f"add it to {auth_path}"
+        super().__init__(f"no API key for provider '{provider}': {where}")
+        self.provider = provider
+        self.env_var = env_var
+
+
+class ModelNotFoundError(PrimeError):
+    """A model reference names no known provider or model."""
+
+
+class SessionError(PrimeError):
+    """A session transcript cannot be used."""
+
+
+class SessionNotFoundError(SessionError):
+    """No session matches an id, prefix or path."""
+
+
+class ToolError(PrimeError):
+    """A tool failed; the message is shown to the model as an error tool result."""
+
+
+class BusyError(PrimeError):
+    """The session is running; wait for it to become idle or abort it first."""

@@ -1,0 +1,1 @@
+"""Everything that speaks the Jupyter messaging protocol: `KernelOps`, its implementations, output budgeting."""

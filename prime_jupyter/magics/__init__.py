@@ -1,0 +1,1 @@
+"""magics layer; see docs in the modules."""

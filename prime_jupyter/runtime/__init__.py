@@ -1,0 +1,1 @@
+"""runtime layer; see docs in the modules."""

@@ -1,0 +1,1 @@
+"""Model-facing tools, one file each."""
