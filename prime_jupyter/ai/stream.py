@@ -244,6 +244,8 @@ class AssistantMessageEventStream:
 
 def stream(model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream:
     """Start streaming one assistant response. Must be called inside a running event loop."""
+    if options.base_url is None and model.base_url:
+        options.base_url = model.base_url
     module = importlib.import_module(_PROVIDERS[model.api])
     provider: Provider = module.stream_provider
     return AssistantMessageEventStream(model, context, options, provider)
