@@ -1,1 +1,1 @@
-"""runtime layer; see docs in the modules."""
+"""Composition root: `AgentSession`, settings, resource loading (context files, system prompt), tool sets."""

@@ -1,0 +1,38 @@
+"""Command-line arguments of `jupyter prime`."""
+
+from __future__ import annotations
+
+import argparse
+
+from prime_jupyter._version import __version__
+
+__all__ = ["build_parser"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="jupyter prime",
+        description="Prime: a Jupyter-native AI agent. Give a prompt with -p to run one task and print the answer.",
+        epilog="Examples:\n  jupyter prime -p 'summarise data.csv' @data.csv\n  "
+        "git diff | jupyter prime -p 'review this diff' --tools read,bash\n  jupyter prime -c -p 'and now plot it'",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("messages", nargs="*", help="the prompt; @path arguments inline that file")
+    parser.add_argument("-p", "--print", action="store_true", help="run the prompt, print the final answer, exit")
+    parser.add_argument("--mode", choices=("text", "json"), default="text", help="json: one JSON line per event")
+    parser.add_argument("--model", help="provider/id[:thinking], e.g. anthropic/claude-sonnet-5-5:high")
+    parser.add_argument(
+        "--thinking", choices=("off", "minimal", "low", "medium", "high", "xhigh"), help="thinking level"
+    )
+    parser.add_argument("--tools", help="comma-separated tools: ipython (default), read, write, edit, bash")
+    parser.add_argument("--system-prompt", help="replace the base system prompt")
+    parser.add_argument("--append-system-prompt", help="append text to the system prompt")
+    parser.add_argument(
+        "--no-context-files", "-nc", action="store_true", help="do not load AGENTS.md / CLAUDE.md files"
+    )
+    session = parser.add_mutually_exclusive_group()
+    session.add_argument("-c", "--continue", dest="cont", action="store_true", help="continue the latest session here")
+    session.add_argument("-r", "--resume", metavar="ID", help="resume a session by id, unique id prefix or path")
+    session.add_argument("--no-session", action="store_true", help="keep the session in memory only")
+    parser.add_argument("--version", action="version", version=f"prime-jupyter {__version__}")
+    return parser

@@ -1,0 +1,64 @@
+"""Assembling the prompt: positional words, `@file` arguments and piped standard input."""
+
+from __future__ import annotations
+
+import base64
+import mimetypes
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from prime_jupyter.ai.types import ImageContent
+
+__all__ = ["PromptInput", "assemble_prompt"]
+
+_IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
+
+
+@dataclass
+class PromptInput:
+    text: str
+    images: list[ImageContent] = field(default_factory=list)
+
+
+class PromptError(Exception):
+    """An @file argument that cannot be read; the message says which and why."""
+
+
+def assemble_prompt(words: list[str], stdin_text: str | None, cwd: Path) -> PromptInput:
+    texts: list[str] = []
+    files: list[str] = []
+    images: list[ImageContent] = []
+    for word in words:
+        if word.startswith("@") and len(word) > 1:
+            path = (cwd / word[1:]).expanduser()
+            image = _image(path)
+            if image is not None:
+                images.append(image)
+                files.append(f'<file name="{path}">(image attached)</file>')
+            else:
+                files.append(f'<file name="{path}">\n{_read(path)}\n</file>')
+        else:
+            texts.append(word)
+    parts = [" ".join(texts)] if texts else []
+    parts.extend(files)
+    if stdin_text and stdin_text.strip():
+        parts.append(stdin_text.rstrip("\n"))
+    return PromptInput("\n\n".join(parts), images)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise PromptError(f"@{path}: no such file") from exc
+    except UnicodeDecodeError as exc:
+        raise PromptError(f"@{path}: not a text or image file") from exc
+    except OSError as exc:
+        raise PromptError(f"@{path}: {exc.strerror}") from exc
+
+
+def _image(path: Path) -> ImageContent | None:
+    mime, _ = mimetypes.guess_type(path.name)
+    if mime not in _IMAGE_TYPES or not path.is_file():
+        return None
+    return ImageContent(data=base64.b64encode(path.read_bytes()).decode("ascii"), mime_type=mime)

@@ -1,0 +1,68 @@
+"""JSON forms of session events, shared by `--mode json`, the connection routes and the event mapper.
+
+Keys are camelCase. A streamed delta (`message_update` with a text, thinking or tool-call delta) is sent
+without the partial message it belongs to: clients rebuild it from the deltas, and resending the
+growing message per delta would make a long answer cost quadratic bytes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+from pydantic import BaseModel, JsonValue
+from pydantic.alias_generators import to_camel
+
+from prime_jupyter.protocol.events import MessageUpdate, SessionEvent
+
+__all__ = ["event_to_json", "event_to_wire", "to_wire"]
+
+_DELTAS = {"text_delta", "thinking_delta", "toolcall_delta", "text_start", "thinking_start", "toolcall_start"}
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+def to_wire(value: object) -> JsonValue:
+    """Any event, message or plain value as JSON-ready data with camelCase keys."""
+    if isinstance(value, BaseModel):
+        dumped: JsonValue = value.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return dumped
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {
+            to_camel(f.name): to_wire(getattr(value, f.name))
+            for f in dataclasses.fields(value)
+            if f.name != "partial" and getattr(value, f.name) is not None
+        }
+    if isinstance(value, list | tuple):
+        return [to_wire(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): to_wire(v) for k, v in value.items()}
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return str(value)
+
+
+def event_to_wire(event: SessionEvent) -> JsonValue:
+    if isinstance(event, MessageUpdate):
+        inner = event.assistant_message_event
+        if inner.type in _DELTAS:
+            return {"type": "message_update", "assistantMessageEvent": to_wire(inner)}
+    return to_wire(event)
+
+
+def event_to_json(event: SessionEvent) -> str:
+    """One line of JSON (no newline) for an event; delta events take a fast path."""
+    if isinstance(event, MessageUpdate):
+        inner = event.assistant_message_event
+        delta = getattr(inner, "delta", None)
+        if delta is not None:
+            index = getattr(inner, "content_index", 0)
+            return (
+                '{"type":"message_update","assistantMessageEvent":{"type":"'
+                + inner.type
+                + '","contentIndex":'
+                + str(index)
+                + ',"delta":'
+                + _dumps(delta)
+                + "}}"
+            )
+    return _dumps(event_to_wire(event))

@@ -1,0 +1,242 @@
+"""`AgentSession`: one live session — model, thinking level, tools, queues, retry, compaction, events.
+
+The loop is a function (`agent.loop.run_loop`); this class holds the state around it, persists every
+finished message to the transcript as it happens (so a crash loses nothing acknowledged), and fans the
+session events out to subscribers. Subscribers are plain callbacks and must be quick; one that raises is
+logged and skipped, never allowed to break a run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+
+from prime_jupyter.agent.loop import LoopConfig, run_loop
+from prime_jupyter.agent.retry import RetryPolicy
+from prime_jupyter.agent.tool import AnyTool
+from prime_jupyter.ai.abort import AbortController
+from prime_jupyter.ai.models import Model, ThinkingLevel, clamp_thinking_level
+from prime_jupyter.ai.registry import ModelRegistry
+from prime_jupyter.ai.stream import StreamOptions
+from prime_jupyter.ai.types import AssistantMessage, ImageContent, Message, TextContent, UserMessage
+from prime_jupyter.errors import BusyError
+from prime_jupyter.protocol.events import (
+    MessageEnd,
+    ModelChanged,
+    QueueUpdate,
+    SessionEvent,
+    SessionInfoChanged,
+    ThinkingLevelChanged,
+)
+from prime_jupyter.runtime.compaction import CompactionRunner
+from prime_jupyter.runtime.queue import MessageQueue
+from prime_jupyter.runtime.settings import Settings
+from prime_jupyter.sessions.manager import SessionManager
+
+__all__ = ["AgentSession", "Listener", "StreamingBehavior"]
+
+log = logging.getLogger(__name__)
+
+Listener = Callable[[SessionEvent], None]
+StreamingBehavior = str  # "steer" | "follow_up"
+
+
+class AgentSession:
+    def __init__(
+        self,
+        *,
+        manager: SessionManager,
+        registry: ModelRegistry,
+        settings: Settings,
+        model: Model,
+        thinking_level: ThinkingLevel,
+        tools: list[AnyTool],
+        system_prompt: str,
+        disposers: list[Callable[[], Awaitable[None]]] | None = None,
+    ) -> None:
+        self.manager = manager
+        self.registry = registry
+        self.settings = settings
+        self.model = model
+        self.thinking_level = clamp_thinking_level(model, thinking_level)
+        self.tools = tools
+        self.system_prompt = system_prompt
+        self.steering = MessageQueue(settings.steering_mode)
+        self.follow_ups = MessageQueue(settings.follow_up_mode)
+        self._listeners: list[Listener] = []
+        self._disposers = disposers or []
+        self._controller: AbortController | None = None
+        self._run_task: asyncio.Task[None] | None = None
+        self._compactor = CompactionRunner(self)
+
+    # --- state ----------------------------------------------------------------------------------
+
+    @property
+    def session_id(self) -> str:
+        return self.manager.session_id
+
+    @property
+    def is_running(self) -> bool:
+        return self._run_task is not None and not self._run_task.done()
+
+    def messages(self) -> list[Message]:
+        return self.manager.build_context().messages
+
+    # --- events ---------------------------------------------------------------------------------
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def emit(self, event: SessionEvent) -> None:
+        for listener in tuple(self._listeners):
+            try:
+                listener(event)
+            except Exception:
+                log.exception("session event listener failed on %s", event.type)
+
+    def _on_loop_event(self, event: SessionEvent) -> None:
+        if isinstance(event, MessageEnd):
+            entry = self.manager.append_message(event.message)
+            event = MessageEnd(event.message, entry.id)
+        self.emit(event)
+
+    # --- prompting ------------------------------------------------------------------------------
+
+    async def prompt(
+        self, text: str, images: list[ImageContent] | None = None, streaming_behavior: str | None = None
+    ) -> None:
+        """Run a turn for `text`; while a run is going, queue it as `steer` or `follow_up` instead."""
+        message = _user_message(text, images)
+        if self.is_running:
+            if streaming_behavior in ("steer", "steering"):
+                self._queue(self.steering, message)
+                return
+            if streaming_behavior in ("follow_up", "followUp"):
+                self._queue(self.follow_ups, message)
+                return
+            raise BusyError("a run is going: pass streaming_behavior 'steer' or 'follow_up', or abort it first")
+        self.registry.api_key(self.model.provider)  # a missing key fails here, before anything runs
+        await self._start(self._run([message]))
+
+    def steer(self, text: str, images: list[ImageContent] | None = None) -> None:
+        self._queue(self.steering, _user_message(text, images))
+
+    def follow_up(self, text: str, images: list[ImageContent] | None = None) -> None:
+        self._queue(self.follow_ups, _user_message(text, images))
+
+    def clear_queue(self) -> tuple[list[str], list[str]]:
+        steering = [m.text() for m in self.steering.clear()]
+        follow_ups = [m.text() for m in self.follow_ups.clear()]
+        self._emit_queue()
+        return steering, follow_ups
+
+    def _queue(self, queue: MessageQueue, message: UserMessage) -> None:
+        queue.push(message)
+        self._emit_queue()
+
+    def _emit_queue(self) -> None:
+        self.emit(QueueUpdate(self.steering.texts(), self.follow_ups.texts()))
+
+    def _take(self, queue: MessageQueue) -> list[Message]:
+        taken = queue.take()
+        if taken:
+            self._emit_queue()
+        return taken
+
+    async def _start(self, work: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._run_task = task
+        await asyncio.shield(task)
+
+    async def abort(self) -> None:
+        """Stop the run wherever it is; queued messages are kept for the next run."""
+        if self._controller is not None:
+            self._controller.abort()
+        await self.wait_for_idle()
+
+    async def wait_for_idle(self) -> None:
+        task = self._run_task
+        if task is not None and not task.done():
+            await asyncio.wait({task})
+
+    # --- the run --------------------------------------------------------------------------------
+
+    async def _run(self, prompts: list[Message]) -> None:
+        assistant = await self._loop(prompts)
+        if assistant is not None and self._compactor.overflowed(assistant):
+            if await self._compactor.compact("overflow", will_retry=True):
+                await self._loop([])
+            return
+        if assistant is not None and self._compactor.over_threshold(assistant):
+            await self._compactor.compact("threshold")
+
+    async def _loop(self, prompts: list[Message]) -> AssistantMessage | None:
+        """One run of the loop; returns its last assistant message."""
+        controller = AbortController()
+        self._controller = controller
+        retry = self.settings.retry
+        config = LoopConfig(
+            model=self.model,
+            system_prompt=self.system_prompt,
+            tools=self.tools,
+            options=self._stream_options,
+            take_steering=lambda: self._take(self.steering),
+            take_follow_up=lambda: self._take(self.follow_ups),
+            retry=RetryPolicy(
+                enabled=retry.enabled,
+                max_retries=retry.max_retries,
+                base_delay_s=retry.base_delay_ms / 1000,
+                max_delay_s=retry.max_delay_ms / 1000,
+            ),
+        )
+        added = await run_loop(prompts, self.messages(), config, self._on_loop_event, controller.signal)
+        return next((m for m in reversed(added) if isinstance(m, AssistantMessage)), None)
+
+    def _stream_options(self) -> StreamOptions:
+        return StreamOptions(
+            api_key=self.registry.api_key(self.model.provider),
+            base_url=self.registry.base_url(self.model),
+            thinking=self.thinking_level,
+            session_id=self.session_id,
+        )
+
+    # --- model, thinking, name, compaction ------------------------------------------------------
+
+    def set_model(self, model: Model) -> None:
+        self.model = model
+        self.manager.append_model_change(model.provider, model.id)
+        self.emit(ModelChanged(model.provider, model.id))
+        self.set_thinking_level(self.thinking_level)
+
+    def set_thinking_level(self, level: ThinkingLevel) -> None:
+        clamped = clamp_thinking_level(self.model, level)
+        changed = clamped != self.thinking_level
+        self.thinking_level = clamped
+        if changed:
+            self.manager.append_thinking_level_change(clamped)
+            self.emit(ThinkingLevelChanged(clamped))
+
+    def set_name(self, name: str | None) -> None:
+        self.manager.append_session_info(name)
+        self.emit(SessionInfoChanged(name))
+
+    async def compact(self, instructions: str | None = None) -> bool:
+        if self.is_running:
+            raise BusyError("wait for the run to finish (or abort it) before compacting")
+        return await self._compactor.compact("manual", instructions=instructions)
+
+    async def dispose(self) -> None:
+        await self.abort()
+        for dispose in self._disposers:
+            try:
+                await dispose()
+            except Exception:
+                log.exception("disposing a session resource failed")
+
+
+def _user_message(text: str, images: list[ImageContent] | None) -> UserMessage:
+    if not images:
+        return UserMessage(content=text)
+    return UserMessage(content=[TextContent(text=text), *images])

@@ -1,0 +1,86 @@
+"""Running compaction for a live session (upstream.md §5.5): when, and the summarising model call.
+
+The pure parts (cut point, what to summarise, serialisation, the prompt) live in `sessions.compaction`;
+this module decides when to compact — after a context-overflow error (then the run is retried once), when
+the context passes `contextWindow - reserveTokens`, or on request — and asks the session's model for
+the summary.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from prime_jupyter.ai.stream import stream
+from prime_jupyter.ai.types import AssistantMessage, Context, UserMessage
+from prime_jupyter.protocol.events import CompactionEnd, CompactionStart
+from prime_jupyter.protocol.events import CompactionReason as Reason
+from prime_jupyter.sessions.compaction import (
+    SUMMARY_PROMPT,
+    prepare_compaction,
+    serialize_for_summary,
+    should_compact,
+)
+
+if TYPE_CHECKING:
+    from prime_jupyter.runtime.agent_session import AgentSession
+
+__all__ = ["CompactionRunner"]
+
+_SUMMARY_SYSTEM = "You write precise, structured summaries of coding-agent conversations so work can continue."
+
+
+class CompactionRunner:
+    def __init__(self, session: AgentSession) -> None:
+        self._session = session
+        self._overflow_retried_at: int | None = None
+
+    def overflowed(self, message: AssistantMessage) -> bool:
+        """A context-overflow error that has not already had its one compact-and-retry."""
+        from prime_jupyter.ai.errors import is_context_overflow_text
+
+        if message.stop_reason != "error" or not is_context_overflow_text(message.error_message or ""):
+            return False
+        if self._overflow_retried_at == message.timestamp:
+            return False
+        self._overflow_retried_at = message.timestamp
+        return True
+
+    def over_threshold(self, message: AssistantMessage) -> bool:
+        settings = self._session.settings.compaction
+        if not settings.enabled or message.stop_reason in ("error", "aborted"):
+            return False
+        usage = message.usage
+        used = usage.input + usage.output + usage.cache_read + usage.cache_write
+        return bool(should_compact(used, self._session.model.context_window, settings.reserve_tokens))
+
+    async def compact(self, reason: Reason, *, will_retry: bool = False, instructions: str | None = None) -> bool:
+        """Summarise everything before the kept recent span and append a compaction entry."""
+        session = self._session
+        session.emit(CompactionStart(reason))
+        keep = session.settings.compaction.keep_recent_tokens
+        preparation = prepare_compaction(session.manager, keep)
+        if preparation is None:
+            session.emit(CompactionEnd(reason, None, None, error_message="nothing to compact yet"))
+            return False
+        prompt = SUMMARY_PROMPT
+        if instructions:
+            prompt += f"\n\nAdditional focus: {instructions}"
+        if preparation.previous_summary:
+            prompt += f"\n\nThe previous summary, to update:\n<summary>\n{preparation.previous_summary}\n</summary>"
+        transcript = serialize_for_summary(preparation.messages)
+        request = UserMessage(content=f"<conversation>\n{transcript}\n</conversation>\n\n{prompt}")
+        options = session._stream_options()
+        options.thinking = "off"
+        result = await stream(
+            session.model, Context(system_prompt=_SUMMARY_SYSTEM, messages=[request]), options
+        ).result()
+        if result.stop_reason in ("error", "aborted") or not result.text().strip():
+            error = result.error_message or "the model returned an empty summary"
+            session.emit(CompactionEnd(reason, None, preparation.tokens_before, error_message=error))
+            return False
+        summary = result.text().strip()
+        session.manager.append_compaction(
+            summary, preparation.first_kept_entry_id, preparation.tokens_before, preparation.details
+        )
+        session.emit(CompactionEnd(reason, summary, preparation.tokens_before, will_retry=will_retry))
+        return True

@@ -1,0 +1,127 @@
+"""`create_agent_session`: resolve model, transcript, tools and system prompt into an `AgentSession`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from prime_jupyter.ai.models import Model, ThinkingLevel
+from prime_jupyter.ai.registry import ModelRegistry, agent_dir, parse_model_ref
+from prime_jupyter.errors import SessionNotFoundError
+from prime_jupyter.runtime.agent_session import AgentSession
+from prime_jupyter.runtime.resources import PromptOptions, build_system_prompt
+from prime_jupyter.runtime.settings import Settings, load_settings
+from prime_jupyter.runtime.tool_set import DEFAULT_TOOLS, KernelConfig, build_tool_set
+from prime_jupyter.sessions.context import SessionContext
+from prime_jupyter.sessions.listing import find_session, most_recent
+from prime_jupyter.sessions.manager import SessionManager
+
+__all__ = ["SessionOptions", "create_agent_session", "sessions_dir"]
+
+SessionMode = Literal["new", "continue", "resume", "none"]
+
+
+@dataclass
+class SessionOptions:
+    cwd: Path
+    model: str | None = None
+    thinking: ThinkingLevel | None = None
+    tools: list[str] | None = None
+    system_prompt: str | None = None
+    append_system_prompt: str | None = None
+    context_files: bool = True
+    mode: SessionMode = "new"
+    resume: str | None = None
+    agent_dir: Path | None = None
+    kernel_manager: object | None = None
+
+
+def sessions_dir(directory: Path | None = None) -> Path:
+    return (directory or agent_dir()) / "sessions"
+
+
+def create_agent_session(options: SessionOptions) -> AgentSession:
+    """Build a session; raises `PrimeError`s with actionable messages (no key, unknown model or session)."""
+    home = options.agent_dir or agent_dir()
+    cwd = options.cwd.resolve()
+    settings = load_settings(home, cwd)
+    registry = ModelRegistry.load(home)
+    manager = _open_manager(options, home, cwd)
+    context = manager.build_context()
+    model, thinking = _choose_model(options, settings, registry, context)
+    if context.provider != model.provider or context.model_id != model.id:
+        manager.append_model_change(model.provider, model.id)
+    if context.thinking_level != thinking:
+        manager.append_thinking_level_change(thinking)
+    names = options.tools or settings.tools or list(DEFAULT_TOOLS)
+    kernel = KernelConfig(settings.kernel.name, settings.kernel.timeout_s, options.kernel_manager)
+    tool_set = build_tool_set(names, Path(manager.cwd), model, kernel)
+    prompt = build_system_prompt(
+        PromptOptions(
+            cwd=Path(manager.cwd),
+            agent_dir=home,
+            tool_names=tuple(names),
+            tool_guidance=tool_set.guidance,
+            system_prompt=options.system_prompt,
+            append_system_prompt=options.append_system_prompt,
+            context_files=options.context_files,
+        )
+    )
+    session = AgentSession(
+        manager=manager,
+        registry=registry,
+        settings=settings,
+        model=model,
+        thinking_level=thinking,
+        tools=tool_set.tools,
+        system_prompt=prompt,
+        disposers=tool_set.disposers,
+    )
+    if tool_set.prewarm is not None:
+        tool_set.prewarm()
+    return session
+
+
+def _open_manager(options: SessionOptions, home: Path, cwd: Path) -> SessionManager:
+    directory = sessions_dir(home)
+    if options.mode == "none":
+        return SessionManager.in_memory(cwd)
+    if options.mode == "resume":
+        if not options.resume:
+            raise SessionNotFoundError("--resume needs a session id, id prefix or path")
+        return SessionManager.open(find_session(directory, options.resume).path)
+    if options.mode == "continue":
+        latest = most_recent(directory, str(cwd))
+        if latest is not None:
+            return SessionManager.open(latest.path)
+    return SessionManager.create(cwd, directory)
+
+
+def _choose_model(
+    options: SessionOptions, settings: Settings, registry: ModelRegistry, context: SessionContext
+) -> tuple[Model, ThinkingLevel]:
+    thinking: ThinkingLevel | None = options.thinking
+    if options.model:
+        ref = parse_model_ref(options.model)
+        model = registry.resolve(ref.provider, ref.model_id)
+        thinking = ref.thinking or thinking
+    elif context.provider and context.model_id:
+        model = registry.resolve(context.provider, context.model_id)
+    elif settings.default_model:
+        ref = parse_model_ref(settings.default_model)
+        model = registry.resolve(ref.provider or settings.default_provider or "", ref.model_id)
+        thinking = thinking or ref.thinking
+    else:
+        model = registry.default_model()
+    level = thinking or _level(context.thinking_level) or _level(settings.default_thinking_level)
+    return model, level or ("medium" if model.reasoning else "off")
+
+
+def _level(text: str | None) -> ThinkingLevel | None:
+    from prime_jupyter.ai.models import THINKING_LEVELS
+
+    for level in THINKING_LEVELS:
+        if level == text:
+            return level
+    return None

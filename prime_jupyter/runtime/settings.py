@@ -1,0 +1,85 @@
+"""`settings.json`: global (`<agent dir>/settings.json`) and project (`<cwd>/.prime/agent/settings.json`).
+
+Project values override global ones; nested objects merge. Unknown keys are ignored so newer files keep
+working with older versions.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel
+
+from prime_jupyter.errors import ConfigError
+
+__all__ = ["CompactionSettings", "KernelSettings", "RetrySettings", "Settings", "load_settings"]
+
+
+class _S(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+
+class CompactionSettings(_S):
+    enabled: bool = True
+    reserve_tokens: int = 16_384
+    keep_recent_tokens: int = 20_000
+
+
+class RetrySettings(_S):
+    enabled: bool = True
+    max_retries: int = 3
+    base_delay_ms: int = 2_000
+    max_delay_ms: int = 60_000
+
+
+class KernelSettings(_S):
+    name: str = "python3"
+    timeout_s: float = 600.0
+
+
+class Settings(_S):
+    default_provider: str | None = None
+    default_model: str | None = None
+    default_thinking_level: str | None = None
+    steering_mode: Literal["one-at-a-time", "all"] = "one-at-a-time"
+    follow_up_mode: Literal["one-at-a-time", "all"] = "one-at-a-time"
+    compaction: CompactionSettings = Field(default_factory=CompactionSettings)
+    retry: RetrySettings = Field(default_factory=RetrySettings)
+    kernel: KernelSettings = Field(default_factory=KernelSettings)
+    tools: list[str] | None = None
+
+
+def load_settings(agent_dir: Path, cwd: Path) -> Settings:
+    merged: dict[str, object] = {}
+    for path in (agent_dir / "settings.json", cwd / ".prime" / "agent" / "settings.json"):
+        _merge(merged, _read(path))
+    try:
+        return Settings.model_validate(merged)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise ConfigError(f"settings.json: {where}: {err['msg']}") from exc
+
+
+def _read(path: Path) -> dict[str, object]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"{path} is not valid JSON ({exc}); fix or delete it") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} must hold a JSON object")
+    return data
+
+
+def _merge(into: dict[str, object], new: dict[str, object]) -> None:
+    for key, value in new.items():
+        current = into.get(key)
+        if isinstance(current, dict) and isinstance(value, dict):
+            _merge(current, value)
+        else:
+            into[key] = value

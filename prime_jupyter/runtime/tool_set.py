@@ -1,0 +1,79 @@
+"""Building the model-facing tool set from names (`--tools ipython,read,bash`)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from prime_jupyter.agent.tool import AnyTool
+from prime_jupyter.ai.models import Model
+from prime_jupyter.errors import ConfigError
+
+__all__ = ["ALL_TOOLS", "DEFAULT_TOOLS", "ToolSet", "build_tool_set"]
+
+ALL_TOOLS = ("ipython", "read", "write", "edit", "bash")
+DEFAULT_TOOLS = ("ipython",)
+
+
+@dataclass
+class ToolSet:
+    tools: list[AnyTool] = field(default_factory=list)
+    guidance: str = ""
+    disposers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    prewarm: Callable[[], None] | None = None
+
+
+@dataclass(frozen=True)
+class KernelConfig:
+    kernel_name: str = "python3"
+    timeout_s: float = 600.0
+    kernel_manager: object | None = None
+    """A jupyter_server kernel manager to start kernels from; None starts them with jupyter_client."""
+
+
+def build_tool_set(names: list[str], cwd: Path, model: Model, kernel: KernelConfig | None = None) -> ToolSet:
+    unknown = [n for n in names if n not in ALL_TOOLS]
+    if unknown:
+        raise ConfigError(f"unknown tool(s) {', '.join(unknown)}: choose from {', '.join(ALL_TOOLS)}")
+    result = ToolSet()
+    for name in names:
+        if name == "ipython":
+            _add_ipython(result, cwd, model, kernel or KernelConfig())
+        else:
+            result.tools.append(_pi_tool(name, str(cwd)))
+    return result
+
+
+def _pi_tool(name: str, cwd: str) -> AnyTool:
+    if name == "read":
+        from prime_jupyter.tools.read import make_read_tool
+
+        return make_read_tool(cwd)
+    if name == "write":
+        from prime_jupyter.tools.write import make_write_tool
+
+        return make_write_tool(cwd)
+    if name == "edit":
+        from prime_jupyter.tools.edit import make_edit_tool
+
+        return make_edit_tool(cwd)
+    from prime_jupyter.tools.bash import make_bash_tool
+
+    return make_bash_tool(cwd)
+
+
+def _add_ipython(result: ToolSet, cwd: Path, model: Model, kernel: KernelConfig) -> None:
+    from prime_jupyter.kernel.setup import make_kernel_tool
+
+    tool, guidance, provisioner = make_kernel_tool(
+        cwd=cwd,
+        accepts_images=model.accepts_images,
+        kernel_name=kernel.kernel_name,
+        timeout_s=kernel.timeout_s,
+        kernel_manager=kernel.kernel_manager,
+    )
+    result.tools.append(tool)
+    result.guidance = guidance
+    result.disposers.append(provisioner.dispose)
+    result.prewarm = provisioner.prewarm
