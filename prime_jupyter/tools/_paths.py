@@ -1,0 +1,48 @@
+"""Paths as the model writes them, and file-system errors as the model should read them.
+
+The model names files relative to the session's working directory, absolute, or with `~`. Error
+messages repeat the path as the model wrote it and add where it resolved to, so a wrong working
+directory is visible at once.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from prime_jupyter.errors import ToolError
+
+__all__ = ["display_path", "os_error", "resolve_path"]
+
+
+def resolve_path(path: str, cwd: str) -> Path:
+    """`path` made absolute: `~` expanded, relative paths joined onto `cwd`. Not resolved through symlinks."""
+    if not path.strip():
+        raise ToolError("path is empty: give the file's path, relative to the working directory or absolute")
+    expanded = Path(os.path.expanduser(path))
+    if not expanded.is_absolute():
+        expanded = Path(os.path.expanduser(cwd)) / expanded
+    return Path(os.path.abspath(expanded))
+
+
+def display_path(path: Path, cwd: str) -> str:
+    """`path` relative to `cwd` when it lies inside it, else absolute: what diffs and summaries show."""
+    base = os.path.abspath(os.path.expanduser(cwd))
+    try:
+        return str(path.relative_to(base))
+    except ValueError:
+        return str(path)
+
+
+def os_error(exc: OSError, given: str, resolved: Path) -> ToolError:
+    """A `ToolError` saying what went wrong with `given` in words the model can act on."""
+    where = given if given == str(resolved) else f"{given} (resolved to {resolved})"
+    if isinstance(exc, FileNotFoundError):
+        return ToolError(f"File not found: {where}")
+    if isinstance(exc, IsADirectoryError):
+        return ToolError(f"{where} is a directory, not a file")
+    if isinstance(exc, NotADirectoryError):
+        return ToolError(f"A parent of {where} is a file, not a directory")
+    if isinstance(exc, PermissionError):
+        return ToolError(f"Permission denied: {where}")
+    return ToolError(f"Cannot access {where}: {exc.strerror or exc}")
