@@ -11,22 +11,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from prime_jupyter.ai.stream import stream
-from prime_jupyter.ai.types import AssistantMessage, Context, UserMessage
+from prime_jupyter.ai.types import AssistantMessage, Context, Message, UserMessage
 from prime_jupyter.protocol.events import CompactionEnd, CompactionStart
 from prime_jupyter.protocol.events import CompactionReason as Reason
-from prime_jupyter.sessions.compaction import (
-    SUMMARY_PROMPT,
-    prepare_compaction,
-    serialize_for_summary,
-    should_compact,
-)
+from prime_jupyter.sessions.compaction import prepare_compaction, should_compact
+from prime_jupyter.sessions.summary import SUMMARIZATION_SYSTEM_PROMPT, format_file_lists, summary_request
 
 if TYPE_CHECKING:
     from prime_jupyter.runtime.agent_session import AgentSession
 
 __all__ = ["CompactionRunner"]
-
-_SUMMARY_SYSTEM = "You write precise, structured summaries of coding-agent conversations so work can continue."
 
 
 class CompactionRunner:
@@ -62,25 +56,41 @@ class CompactionRunner:
         if preparation is None:
             session.emit(CompactionEnd(reason, None, None, error_message="nothing to compact yet"))
             return False
-        prompt = SUMMARY_PROMPT
-        if instructions:
-            prompt += f"\n\nAdditional focus: {instructions}"
-        if preparation.previous_summary:
-            prompt += f"\n\nThe previous summary, to update:\n<summary>\n{preparation.previous_summary}\n</summary>"
-        transcript = serialize_for_summary(preparation.messages)
-        request = UserMessage(content=f"<conversation>\n{transcript}\n</conversation>\n\n{prompt}")
-        options = session._stream_options()
-        options.thinking = "off"
-        result = await stream(
-            session.model, Context(system_prompt=_SUMMARY_SYSTEM, messages=[request]), options
-        ).result()
-        if result.stop_reason in ("error", "aborted") or not result.text().strip():
-            error = result.error_message or "the model returned an empty summary"
-            session.emit(CompactionEnd(reason, None, preparation.tokens_before, error_message=error))
+        try:
+            summary = await self._summarise(
+                preparation.messages_to_summarize, preparation.previous_summary, instructions
+            )
+            if preparation.is_split_turn and preparation.turn_prefix_messages:
+                prefix = await self._summarise(preparation.turn_prefix_messages, None, None, turn_prefix=True)
+                summary += f"\n\n---\n\n**Turn context (split turn):**\n\n{prefix}"
+        except _SummaryFailed as exc:
+            session.emit(CompactionEnd(reason, None, preparation.tokens_before, error_message=str(exc)))
             return False
-        summary = result.text().strip()
+        summary += format_file_lists(preparation.read_files, preparation.modified_files)
         session.manager.append_compaction(
-            summary, preparation.first_kept_entry_id, preparation.tokens_before, preparation.details
+            summary, preparation.first_kept_entry_id, preparation.tokens_before, preparation.details()
         )
         session.emit(CompactionEnd(reason, summary, preparation.tokens_before, will_retry=will_retry))
         return True
+
+    async def _summarise(
+        self,
+        messages: list[Message],
+        previous: str | None,
+        instructions: str | None,
+        *,
+        turn_prefix: bool = False,
+    ) -> str:
+        session = self._session
+        text = summary_request(messages, previous, instructions, turn_prefix=turn_prefix)
+        options = session._stream_options()
+        options.thinking = "off"
+        context = Context(system_prompt=SUMMARIZATION_SYSTEM_PROMPT, messages=[UserMessage(content=text)])
+        result = await stream(session.model, context, options).result()
+        if result.stop_reason in ("error", "aborted") or not result.text().strip():
+            raise _SummaryFailed(result.error_message or "the model returned an empty summary")
+        return result.text().strip()
+
+
+class _SummaryFailed(Exception):
+    """The summarising model call failed; compaction reports it and leaves the transcript as it was."""

@@ -1,7 +1,6 @@
 """The bash tool with real subprocesses: streaming, truncation, exit codes, timeouts and aborts."""
 
 # Files are checked with plain blocking calls on purpose: tests are the only thing running.
-# ruff: noqa: ASYNC240
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """The edit tool on real files: exact unique matches, all-or-nothing batches, diffs, and file form kept."""
 
 # Files are checked with plain blocking calls on purpose: tests are the only thing running.
-# ruff: noqa: ASYNC240
 
 from __future__ import annotations
 

@@ -1,0 +1,60 @@
+"""Append-only JSONL session transcripts: records, tree, context building, compaction, listing."""
+
+from prime_jupyter.sessions.context import SessionContext, build_context
+from prime_jupyter.sessions.entries import (
+    AgentMessage,
+    AnyEntry,
+    BranchSummaryEntry,
+    BranchSummaryMessage,
+    CompactionEntry,
+    CompactionSummaryMessage,
+    CustomEntry,
+    CustomMessage,
+    LabelEntry,
+    MessageEntry,
+    ModelChangeEntry,
+    SessionEntry,
+    SessionHeader,
+    SessionInfoEntry,
+    ThinkingLevelChangeEntry,
+    UnknownEntry,
+)
+from prime_jupyter.sessions.listing import (
+    SessionInfo,
+    delete_session,
+    find_session,
+    list_sessions,
+    most_recent,
+    rename_session,
+)
+from prime_jupyter.sessions.manager import ForkResult, NavigateResult, SessionManager
+
+__all__ = [
+    "AgentMessage",
+    "AnyEntry",
+    "BranchSummaryEntry",
+    "BranchSummaryMessage",
+    "CompactionEntry",
+    "CompactionSummaryMessage",
+    "CustomEntry",
+    "CustomMessage",
+    "ForkResult",
+    "LabelEntry",
+    "MessageEntry",
+    "ModelChangeEntry",
+    "NavigateResult",
+    "SessionContext",
+    "SessionEntry",
+    "SessionHeader",
+    "SessionInfo",
+    "SessionInfoEntry",
+    "SessionManager",
+    "ThinkingLevelChangeEntry",
+    "UnknownEntry",
+    "build_context",
+    "delete_session",
+    "find_session",
+    "list_sessions",
+    "most_recent",
+    "rename_session",
+]

@@ -1,0 +1,280 @@
+"""Listing, finding, renaming and deleting the transcripts of a sessions directory.
+
+Listing reads each file once but parses only what it shows: files under 1 MiB are parsed line by line
+(plain `json.loads`, no model validation); bigger files are scanned: entries are counted by their line
+prefix (`{"type":"message"` — every writer puts `type` first) and only the lines needed for the first
+message, the searchable text (at most 64 KiB) and the latest name are parsed.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import JsonValue
+
+from prime_jupyter.errors import SessionError, SessionNotFoundError
+from prime_jupyter.sessions.manager import SessionManager
+
+__all__ = [
+    "SessionInfo",
+    "delete_session",
+    "find_session",
+    "list_sessions",
+    "most_recent",
+    "read_session_info",
+    "rename_session",
+]
+
+FULL_PARSE_LIMIT = 1 << 20
+SEARCH_TEXT_LIMIT = 64 * 1024
+_MESSAGE_PREFIX = b'{"type":"message"'
+_INFO_PREFIX = b'{"type":"session_info"'
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """One saved session as a list shows it."""
+
+    path: Path
+    id: str
+    cwd: str
+    name: str | None
+    parent_session: str | None
+    created: datetime
+    modified: datetime
+    message_count: int
+    first_message: str
+    all_messages_text: str
+    """User and assistant text joined by spaces, cut at 64 KiB: for searching."""
+
+
+@dataclass
+class _Scan:
+    name: str | None = None
+    message_count: int = 0
+    first_message: str = ""
+    text_size: int = 0
+    texts: list[str] = field(default_factory=list)
+
+    def add_message(self, message: dict[str, JsonValue]) -> None:
+        role = message.get("role")
+        if role not in ("user", "assistant"):
+            return
+        text = _text_of(message.get("content"))
+        if not text:
+            return
+        if role == "user" and not self.first_message:
+            self.first_message = text
+        if self.text_size < SEARCH_TEXT_LIMIT:
+            self.texts.append(text)
+            self.text_size += len(text) + 1
+
+    @property
+    def full(self) -> bool:
+        return bool(self.first_message) and self.text_size >= SEARCH_TEXT_LIMIT
+
+
+def _text_of(content: JsonValue) -> str:
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    texts = [b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)]
+    return " ".join(t for t in texts if isinstance(t, str))
+
+
+def _clean_name(name: JsonValue) -> str | None:
+    return name.strip() or None if isinstance(name, str) else None
+
+
+def _parse(line: bytes) -> dict[str, JsonValue] | None:
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _lines(data: bytes) -> Iterator[bytes]:
+    start = data.find(b"\n") + 1 if b"\n" in data else len(data)
+    while start < len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        yield data[start:end]
+        start = end + 1
+
+
+def _scan_small(data: bytes) -> _Scan:
+    scan = _Scan()
+    for line in _lines(data):
+        entry = _parse(line)
+        if entry is None:
+            continue
+        message = entry.get("message")
+        if entry.get("type") == "session_info":
+            scan.name = _clean_name(entry.get("name"))
+        elif entry.get("type") == "message" and isinstance(message, dict):
+            scan.message_count += 1
+            scan.add_message(message)
+    return scan
+
+
+def _scan_large(data: bytes) -> _Scan:
+    scan = _Scan(message_count=data.count(b"\n" + _MESSAGE_PREFIX))
+    for line in _lines(data):
+        if scan.full:
+            break
+        if line.startswith(_MESSAGE_PREFIX):
+            entry = _parse(line)
+            message = entry.get("message") if entry else None
+            if isinstance(message, dict):
+                scan.add_message(message)
+    last_info = data.rfind(b"\n" + _INFO_PREFIX)
+    if last_info >= 0:
+        end = data.find(b"\n", last_info + 1)
+        info = _parse(data[last_info + 1 : end if end >= 0 else len(data)])
+        scan.name = _clean_name(info.get("name") if info else None)
+    return scan
+
+
+def _parse_time(value: JsonValue, fallback: float) -> datetime:
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value)
+        except ValueError:
+            pass
+    return datetime.fromtimestamp(fallback, UTC)
+
+
+def read_session_info(path: str | os.PathLike[str]) -> SessionInfo | None:
+    """Summarise one transcript; None if it is unreadable or not a transcript."""
+    file = Path(path)
+    try:
+        data = file.read_bytes()
+        mtime = file.stat().st_mtime
+    except OSError:
+        return None
+    header = _parse(data.split(b"\n", 1)[0])
+    if header is None or header.get("type") != "session" or not isinstance(header.get("id"), str):
+        return None
+    scan = _scan_small(data) if len(data) < FULL_PARSE_LIMIT else _scan_large(data)
+    cwd, parent = header.get("cwd"), header.get("parentSession")
+    return SessionInfo(
+        path=file.absolute(),
+        id=str(header["id"]),
+        cwd=cwd if isinstance(cwd, str) else "",
+        name=scan.name,
+        parent_session=parent if isinstance(parent, str) else None,
+        created=_parse_time(header.get("timestamp"), mtime),
+        modified=datetime.fromtimestamp(mtime, UTC),
+        message_count=scan.message_count,
+        first_message=scan.first_message,
+        all_messages_text=" ".join(scan.texts)[:SEARCH_TEXT_LIMIT],
+    )
+
+
+def _files(sessions_dir: Path) -> list[Path]:
+    try:
+        return [p for p in sessions_dir.iterdir() if p.suffix == ".jsonl" and p.is_file()]
+    except FileNotFoundError:
+        return []
+
+
+def list_sessions(sessions_dir: str | os.PathLike[str], cwd: str | os.PathLike[str] | None = None) -> list[SessionInfo]:
+    """Every transcript in `sessions_dir` (only those started in `cwd`, if given), newest first."""
+    wanted = os.path.abspath(cwd) if cwd is not None else None
+    infos = [info for file in _files(Path(sessions_dir)) if (info := read_session_info(file))]
+    if wanted is not None:
+        infos = [info for info in infos if info.cwd == wanted]
+    return sorted(infos, key=lambda info: info.modified, reverse=True)
+
+
+def most_recent(sessions_dir: str | os.PathLike[str], cwd: str | os.PathLike[str]) -> SessionInfo | None:
+    """The most recently modified session started in `cwd` (for `--continue`)."""
+    sessions = list_sessions(sessions_dir, cwd)
+    return sessions[0] if sessions else None
+
+
+def _compact(session_id: str) -> str:
+    return session_id.replace("-", "").lower()
+
+
+def _header_ids(sessions_dir: Path) -> dict[str, Path]:
+    """Session id → file, read from the first line of each transcript only."""
+    ids: dict[str, Path] = {}
+    for file in _files(sessions_dir):
+        try:
+            with file.open("rb") as handle:
+                header = _parse(handle.readline())
+        except OSError:
+            continue
+        if header and header.get("type") == "session" and isinstance(header.get("id"), str):
+            ids[str(header["id"])] = file
+    return ids
+
+
+def find_session(sessions_dir: str | os.PathLike[str], query: str) -> SessionInfo:
+    """Resolve a path, a full id, or a unique prefix or suffix of an id (dashes optional).
+
+    Raises `SessionNotFoundError` naming the candidates when ambiguous, or the closest id when nothing
+    matches.
+    """
+    as_path = Path(query).expanduser()
+    if (os.sep in query or query.endswith(".jsonl")) and as_path.is_file():
+        info = read_session_info(as_path)
+        if info is None:
+            raise SessionNotFoundError(f"{query} is not a session transcript")
+        return info
+    ids = _header_ids(Path(sessions_dir))
+    needle = _compact(query.strip())
+    matches = _matching(list(ids), needle)
+    if len(matches) == 1:
+        info = read_session_info(ids[matches[0]])
+        if info is not None:
+            return info
+    if len(matches) > 1:
+        listed = ", ".join(sorted(matches)[:10])
+        raise SessionNotFoundError(f"session id {query!r} is ambiguous: it matches {listed}")
+    raise SessionNotFoundError(_not_found_message(query, needle, list(ids), Path(sessions_dir)))
+
+
+def _matching(ids: list[str], needle: str) -> list[str]:
+    """The id equal to `needle`, else every id it is a prefix or suffix of (dashes ignored)."""
+    exact = [sid for sid in ids if _compact(sid) == needle]
+    if exact or not needle:
+        return exact
+    return [sid for sid in ids if _compact(sid).startswith(needle) or _compact(sid).endswith(needle)]
+
+
+def _not_found_message(query: str, needle: str, ids: list[str], sessions_dir: Path) -> str:
+    if not ids:
+        return f"no session matches {query!r}: there are no sessions in {sessions_dir}"
+    by_compact = {_compact(sid): sid for sid in ids}
+    close = difflib.get_close_matches(needle, list(by_compact), n=1, cutoff=0.0)
+    hint = f"; the closest is {by_compact[close[0]]}" if close else ""
+    return f"no session matches {query!r}{hint}"
+
+
+def delete_session(path: str | os.PathLike[str]) -> None:
+    """Remove a transcript file."""
+    try:
+        Path(path).unlink()
+    except FileNotFoundError:
+        raise SessionNotFoundError(f"no session file at {path}") from None
+    except OSError as exc:
+        raise SessionError(f"cannot delete {path}: {exc.strerror}") from exc
+
+
+def rename_session(path: str | os.PathLike[str], name: str | None) -> None:
+    """Name a saved session by appending a `session_info` entry.
+
+    For a session that is open in this process, call `append_session_info` on its manager instead,
+    so its leaf stays in step with the file.
+    """
+    SessionManager.open(path).append_session_info(name)

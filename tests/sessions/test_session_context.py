@@ -1,0 +1,68 @@
+from __future__ import annotations
+
+from session_factories import make_assistant, make_user
+
+from prime_jupyter.ai.types import UserMessage
+from prime_jupyter.sessions.context import build_context
+from prime_jupyter.sessions.entries import (
+    BranchSummaryEntry,
+    CompactionEntry,
+    CompactionSummaryMessage,
+    CustomEntry,
+    CustomMessage,
+    LabelEntry,
+    MessageEntry,
+    SessionInfoEntry,
+    UnknownEntry,
+)
+
+
+def test_transcript_only_messages_become_user_messages() -> None:
+    path = [
+        MessageEntry(id="a", parent_id=None, message=CustomMessage(custom_type="t", content="from ext")),
+        BranchSummaryEntry(id="b", parent_id="a", from_id="z", summary="went away"),
+        MessageEntry(id="c", parent_id="b", message=CompactionSummaryMessage(summary="old", tokens_before=1)),
+    ]
+    context = build_context(path)
+    assert all(isinstance(m, UserMessage) for m in context.messages) and context.entry_ids == ["a", "b", "c"]
+    texts = [m.text() for m in context.messages]
+    assert texts[0] == "from ext" and "went away" in texts[1] and "compacted" in texts[2]
+
+
+def test_bookkeeping_entries_are_skipped() -> None:
+    path = [
+        MessageEntry(id="a", parent_id=None, message=make_user("q")),
+        LabelEntry(id="b", parent_id="a", target_id="a", label="x"),
+        SessionInfoEntry(id="c", parent_id="b", name="n"),
+        CustomEntry(id="d", parent_id="c", custom_type="ext", data=1),
+        UnknownEntry.model_validate({"type": "future", "id": "e", "parentId": "d"}),
+        BranchSummaryEntry(id="f", parent_id="e", from_id="z", summary=""),
+        MessageEntry(id="g", parent_id="f", message=make_assistant("a")),
+    ]
+    assert build_context(path).entry_ids == ["a", "g"]
+
+
+def test_compaction_with_unknown_kept_entry_keeps_only_what_follows() -> None:
+    path = [
+        MessageEntry(id="a", parent_id=None, message=make_user("old")),
+        CompactionEntry(id="b", parent_id="a", summary="S", first_kept_entry_id="gone", tokens_before=1),
+        MessageEntry(id="c", parent_id="b", message=make_user("new")),
+    ]
+    assert build_context(path).entry_ids == ["b", "c"]
+
+
+def test_latest_compaction_on_the_path_wins() -> None:
+    path = [
+        MessageEntry(id="a", parent_id=None, message=make_user("one")),
+        MessageEntry(id="b", parent_id="a", message=make_user("two")),
+        CompactionEntry(id="c", parent_id="b", summary="S1", first_kept_entry_id="b", tokens_before=1),
+        MessageEntry(id="d", parent_id="c", message=make_user("three")),
+        CompactionEntry(id="e", parent_id="d", summary="S2", first_kept_entry_id="d", tokens_before=1),
+    ]
+    context = build_context(path)
+    assert context.entry_ids == ["e", "d"] and "S2" in context.messages[0].text()
+
+
+def test_empty_path_gives_empty_context() -> None:
+    context = build_context([])
+    assert (context.messages, context.provider, context.thinking_level) == ([], None, None)

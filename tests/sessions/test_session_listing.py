@@ -1,0 +1,139 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from session_factories import make_assistant, make_user
+
+from prime_jupyter.errors import SessionNotFoundError
+from prime_jupyter.sessions.listing import (
+    FULL_PARSE_LIMIT,
+    delete_session,
+    find_session,
+    list_sessions,
+    most_recent,
+    read_session_info,
+    rename_session,
+)
+from prime_jupyter.sessions.manager import SessionManager
+
+
+def _saved(sessions: Path, cwd: Path, *texts: str, mtime: float | None = None) -> SessionManager:
+    manager = SessionManager.create(cwd, sessions)
+    for text in texts:
+        manager.append_message(make_user(text))
+        manager.append_message(make_assistant(f"re {text}"))
+    manager.flush_now()
+    if mtime is not None:
+        assert manager.path is not None
+        os.utime(manager.path, (mtime, mtime))
+    return manager
+
+
+def _write_header(sessions: Path, session_id: str) -> None:
+    sessions.mkdir(parents=True, exist_ok=True)
+    line = f'{{"type":"session","version":3,"id":"{session_id}","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/x"}}\n'
+    (sessions / f"{session_id}.jsonl").write_text(line)
+
+
+def test_list_sessions_newest_first_with_summary_fields(tmp_path: Path) -> None:
+    sessions = tmp_path / "s"
+    old = _saved(sessions, tmp_path, "old task", mtime=1_000_000)
+    new = _saved(sessions, tmp_path, "new task", "more", mtime=2_000_000)
+    new.append_session_info("Named")
+    os.utime(new.path or "", (2_000_000, 2_000_000))
+    infos = list_sessions(sessions)
+    assert [i.id for i in infos] == [new.session_id, old.session_id]
+    assert (infos[0].name, infos[0].message_count, infos[0].first_message) == ("Named", 4, "new task")
+    assert infos[0].all_messages_text == "new task re new task more re more"
+
+
+def test_list_sessions_filters_by_cwd(tmp_path: Path) -> None:
+    sessions = tmp_path / "s"
+    here = _saved(sessions, tmp_path / "a", "x")
+    _saved(sessions, tmp_path / "b", "y")
+    assert [i.id for i in list_sessions(sessions, tmp_path / "a")] == [here.session_id]
+
+
+def test_list_sessions_skips_files_that_are_not_transcripts(tmp_path: Path) -> None:
+    sessions = tmp_path / "s"
+    _saved(sessions, tmp_path, "x")
+    (sessions / "junk.jsonl").write_text("not json\n")
+    assert len(list_sessions(sessions)) == 1 and list_sessions(tmp_path / "missing") == []
+
+
+def test_large_file_is_scanned_without_full_parse(tmp_path: Path) -> None:
+    sessions = tmp_path / "s"
+    manager = _saved(sessions, tmp_path, "first question")
+    big = "y" * 100_000
+    for _ in range(12):
+        manager.append_message(make_user(big))
+    manager.append_session_info("big one")
+    assert manager.path is not None and manager.path.stat().st_size > FULL_PARSE_LIMIT
+    info = read_session_info(manager.path)
+    assert info is not None and (info.message_count, info.name, info.first_message) == (14, "big one", "first question")
+    assert len(info.all_messages_text) == 64 * 1024
+
+
+def test_find_session_by_unique_prefix_without_dashes(tmp_path: Path) -> None:
+    sessions = tmp_path / "s"
+    _write_header(sessions, "0192aaaa-1111-7000-8000-000000000001")
+    _write_header(sessions, "0192bbbb-2222-7000-8000-000000000002")
+    assert find_session(sessions, "0192b").id == "0192bbbb-2222-7000-8000-000000000002"
+    assert find_session(sessions, "0192aaaa1111").id == "0192aaaa-1111-7000-8000-000000000001"
+
+
+def test_find_session_by_display_suffix(tmp_path: Path) -> None:
+    sessions = tmp_path / "s"
+    _write_header(sessions, "0192aaaa-1111-7000-8000-000000000001")
+    _write_header(sessions, "0192aaaa-1111-7000-8000-000000000002")
+    assert find_session(sessions, "000000000002").id.endswith("0002")
+
+
+def test_find_session_ambiguous_prefix_lists_candidates(tmp_path: Path) -> None:
+    sessions = tmp_path / "s"
+    _write_header(sessions, "0192aaaa-1111-7000-8000-000000000001")
+    _write_header(sessions, "0192aaaa-2222-7000-8000-000000000002")
+    with pytest.raises(SessionNotFoundError, match=r"ambiguous.*0192aaaa-1111.*0192aaaa-2222"):
+        find_session(sessions, "0192aaaa")
+
+
+def test_find_session_with_no_match_names_the_closest(tmp_path: Path) -> None:
+    sessions = tmp_path / "s"
+    _write_header(sessions, "0192aaaa-1111-7000-8000-000000000001")
+    _write_header(sessions, "ffffffff-2222-7000-8000-000000000002")
+    with pytest.raises(SessionNotFoundError, match="closest is 0192aaaa-1111"):
+        find_session(sessions, "0192aaab")
+
+
+def test_find_session_accepts_a_path(tmp_path: Path) -> None:
+    manager = _saved(tmp_path / "s", tmp_path, "x")
+    assert find_session(tmp_path / "elsewhere", str(manager.path)).id == manager.session_id
+
+
+def test_most_recent_picks_the_newest_session_of_the_cwd(tmp_path: Path) -> None:
+    sessions = tmp_path / "s"
+    _saved(sessions, tmp_path, "older", mtime=1_000_000)
+    newer = _saved(sessions, tmp_path, "newer", mtime=2_000_000)
+    _saved(sessions, tmp_path / "other", "elsewhere", mtime=3_000_000)
+    info = most_recent(sessions, tmp_path)
+    assert info is not None and info.id == newer.session_id
+    assert most_recent(sessions, tmp_path / "nobody") is None
+
+
+def test_rename_appends_session_info(tmp_path: Path) -> None:
+    manager = _saved(tmp_path / "s", tmp_path, "x")
+    assert manager.path is not None
+    rename_session(manager.path, "Renamed")
+    assert SessionManager.open(manager.path).name == "Renamed"
+    assert SessionManager.open(manager.path).entries[-1].parent_id == manager.leaf_id
+
+
+def test_delete_removes_the_file(tmp_path: Path) -> None:
+    manager = _saved(tmp_path / "s", tmp_path, "x")
+    assert manager.path is not None
+    delete_session(manager.path)
+    assert list_sessions(tmp_path / "s") == []
+    with pytest.raises(SessionNotFoundError):
+        delete_session(manager.path)
