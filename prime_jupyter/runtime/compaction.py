@@ -57,12 +57,17 @@ class CompactionRunner:
             session.emit(CompactionEnd(reason, None, None, error_message="nothing to compact yet"))
             return False
         try:
-            summary = await self._summarise(
-                preparation.messages_to_summarize, preparation.previous_summary, instructions
-            )
+            parts: list[str] = []
+            if preparation.messages_to_summarize:
+                parts.append(
+                    await self._summarise(preparation.messages_to_summarize, preparation.previous_summary, instructions)
+                )
+            elif preparation.previous_summary:
+                parts.append(preparation.previous_summary)
             if preparation.is_split_turn and preparation.turn_prefix_messages:
-                prefix = await self._summarise(preparation.turn_prefix_messages, None, None, turn_prefix=True)
-                summary += f"\n\n---\n\n**Turn context (split turn):**\n\n{prefix}"
+                prefix = await self._summarise(preparation.turn_prefix_messages, None, instructions, turn_prefix=True)
+                parts.append(f"**Turn context (split turn):**\n\n{prefix}")
+            summary = "\n\n---\n\n".join(parts)
         except _SummaryFailed as exc:
             session.emit(CompactionEnd(reason, None, preparation.tokens_before, error_message=str(exc)))
             return False

@@ -1,0 +1,165 @@
+"""`jupyter prime` print and JSON modes, end to end in a subprocess against the scripted server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from prime_jupyter.testing import HttpError, ScriptedLLMServer, ScriptedTurn, Text, ToolCall
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def agent_dir(tmp_path: Path, llm: ScriptedLLMServer) -> Iterator[Path]:
+    home = tmp_path / "agent"
+    home.mkdir()
+    providers = {
+        "scripted": {
+            "baseUrl": llm.base_url,
+            "api": "anthropic-messages",
+            "apiKey": "test-key",
+            "models": [{"id": "m1", "reasoning": True, "contextWindow": 200000}],
+        },
+        "scripted-openai": {
+            "baseUrl": llm.base_url + "/v1",
+            "api": "openai-completions",
+            "apiKey": "k",
+            "models": [{"id": "m2"}],
+        },
+    }
+    (home / "models.json").write_text(json.dumps({"providers": providers}))
+    yield home
+
+
+def prime(
+    agent_dir: Path, *args: str, stdin: str | None = None, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    environment = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    environment.update({"PRIME_AGENT_DIR": str(agent_dir), "PYTHONPATH": str(ROOT)}, **(env or {}))
+    return subprocess.run(
+        [sys.executable, "-m", "prime_jupyter.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=environment,
+        cwd=cwd or agent_dir.parent,
+    )
+
+
+def test_print_mode_prints_the_final_answer(agent_dir: Path, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="The answer is 42.", chunks=5)]))
+    done = prime(agent_dir, "--model", "scripted/m1", "-p", "what is the answer?")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "The answer is 42.\n"
+    body = llm.requests[0].body
+    assert isinstance(body, dict) and "what is the answer?" in json.dumps(body["messages"])
+
+
+def test_json_mode_streams_events_and_tool_updates(agent_dir: Path, llm: ScriptedLLMServer, tmp_path: Path) -> None:
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="bash", arguments={"command": "echo one; sleep 0.3; echo two"})]),
+        ScriptedTurn(blocks=[Text(text="printed one and two", chunks=3)]),
+    )
+    done = prime(agent_dir, "--model", "scripted/m1", "--tools", "bash,read", "--mode", "json", "-p", "run it")
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert lines[0]["type"] == "session" and lines[0]["id"]
+    types = [line["type"] for line in lines[1:]]
+    assert types[0] == "agent_start" and types[-1] == "agent_end"
+    updates = [line for line in lines if line["type"] == "tool_execution_update"]
+    assert updates and "one" in updates[0]["partialResult"]["content"][0]["text"]
+    deltas = [
+        line["assistantMessageEvent"]["delta"]
+        for line in lines
+        if line["type"] == "message_update" and line["assistantMessageEvent"]["type"] == "text_delta"
+    ]
+    assert "".join(deltas) == "printed one and two"
+    end = next(line for line in lines if line["type"] == "tool_execution_end")
+    assert "two" in end["result"]["content"][0]["text"] and end["isError"] is False
+
+
+def test_a_failed_run_exits_non_zero_with_one_line(agent_dir: Path, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="x")], fault=HttpError(status=400, message="invalid thing")))
+    done = prime(agent_dir, "--model", "scripted/m1", "-p", "hi")
+    assert done.returncode == 1
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("error:") and "invalid thing" in done.stderr
+    json_run = prime(agent_dir, "--model", "scripted/m1", "--mode", "json", "-p", "hi")
+    assert json_run.returncode == 1  # the scripted queue is empty: the server answers 500, retried, then fails
+
+
+def test_missing_key_names_the_variable_and_file(agent_dir: Path) -> None:
+    done = prime(agent_dir, "--model", "anthropic/claude-sonnet-5-5", "-p", "hi")
+    assert done.returncode == 1
+    assert "ANTHROPIC_API_KEY" in done.stderr and "auth.json" in done.stderr
+
+
+def test_unknown_model_of_a_known_provider_runs_with_a_warning(agent_dir: Path, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="fine")]))
+    done = prime(agent_dir, "--model", "scripted/brand-new-model", "-p", "hi")
+    assert done.returncode == 0 and done.stdout == "fine\n"
+    assert "brand-new-model" in done.stderr and "conservative defaults" in done.stderr
+    assert llm.requests[0].body["model"] == "brand-new-model"  # type: ignore[index]
+    unknown = prime(agent_dir, "--model", "nowhere/x", "-p", "hi")
+    assert unknown.returncode == 1 and "unknown provider 'nowhere'" in unknown.stderr
+
+
+def test_stdin_and_at_files_are_merged_into_the_prompt(agent_dir: Path, llm: ScriptedLLMServer) -> None:
+    (agent_dir.parent / "notes.txt").write_text("NOTE-CONTENT")
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="ok")]))
+    done = prime(agent_dir, "--model", "scripted-openai/m2", "-p", "summarise", "@notes.txt", stdin="PIPED-INPUT")
+    assert done.returncode == 0, done.stderr
+    sent = json.dumps(llm.requests[0].body)
+    assert "summarise" in sent and "NOTE-CONTENT" in sent and "PIPED-INPUT" in sent
+    missing = prime(agent_dir, "-p", "x", "@nope.txt")
+    assert missing.returncode == 2 and "nope.txt" in missing.stderr
+
+
+def test_continue_and_resume_carry_the_conversation(agent_dir: Path, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="first answer")]), ScriptedTurn(blocks=[Text(text="second")]))
+    assert prime(agent_dir, "--model", "scripted/m1", "-p", "first question").returncode == 0
+    done = prime(agent_dir, "-c", "-p", "follow on")
+    assert done.returncode == 0, done.stderr
+    sent = json.dumps(llm.requests[1].body["messages"])  # type: ignore[index]
+    assert "first question" in sent and "first answer" in sent and "follow on" in sent
+    files = list((agent_dir / "sessions").glob("*.jsonl"))
+    assert len(files) == 1
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="third")]))
+    prefix = files[0].stem.replace("-", "")[:10]
+    resumed = prime(agent_dir, "-r", prefix, "-p", "third question")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "follow on" in json.dumps(llm.requests[2].body["messages"])  # type: ignore[index]
+    bad = prime(agent_dir, "-r", "ffffffffffff", "-p", "x")
+    assert bad.returncode == 1 and "ffffffffffff" in bad.stderr
+
+
+def test_no_session_writes_nothing(agent_dir: Path, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="ok")]))
+    assert prime(agent_dir, "--model", "scripted/m1", "--no-session", "-p", "hi").returncode == 0
+    assert not list((agent_dir / "sessions").glob("*.jsonl")) if (agent_dir / "sessions").exists() else True
+
+
+def test_without_a_prompt_it_prints_usage(agent_dir: Path) -> None:
+    done = prime(agent_dir)
+    assert done.returncode == 2 and "usage: jupyter prime" in done.stderr
+
+
+def test_the_cli_imports_no_server_and_only_the_sdk_in_use(agent_dir: Path, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="ok")]))
+    code = (
+        "import sys; from prime_jupyter.cli.__main__ import main; sys.argv=['x'];"
+        "rc = main(['--model','scripted-openai/m2','--tools','read','-p','hi']);"
+        "heavy = ('jupyter_server','anthropic','openai','textual','jupyter_client');"
+        "print(sorted(m for m in heavy if m in sys.modules))"
+    )
+    environment = {**os.environ, "PRIME_AGENT_DIR": str(agent_dir), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "['openai']"
