@@ -38,6 +38,15 @@ def bash(command: str) -> ToolCall:
     return ToolCall(name="bash", arguments={"command": command})
 
 
+async def start_and_wait_for_tool(session: AgentSession, prompt: str) -> asyncio.Future[None]:
+    """Start a run and return once its first tool is executing."""
+    running = asyncio.Event()
+    session.subscribe(lambda e: running.set() if e.type == "tool_execution_start" else None)
+    run = asyncio.ensure_future(session.prompt(prompt))
+    await asyncio.wait_for(running.wait(), timeout=10)
+    return run
+
+
 def transcript(session: AgentSession) -> list[dict[str, object]]:
     assert session.manager.path is not None
     return [json.loads(line) for line in session.manager.path.read_text().split("\n") if line]
@@ -74,10 +83,7 @@ async def test_steer_and_follow_up_while_a_tool_runs(tmp_path: Path, llm: Script
     queue_updates: list[tuple[list[str], list[str]]] = []
     session.subscribe(lambda e: queue_updates.append((e.steering, e.follow_up)) if e.type == "queue_update" else None)
 
-    run = asyncio.ensure_future(session.prompt("start"))
-    while not session.is_running:
-        await asyncio.sleep(0.01)
-    await asyncio.sleep(0.2)
+    run = await start_and_wait_for_tool(session, "start")
     await session.prompt("FOLLOW", streaming_behavior="follow_up")
     await session.prompt("STEER", streaming_behavior="steer")
     with pytest.raises(BusyError):
@@ -101,10 +107,7 @@ async def test_steer_and_follow_up_while_a_tool_runs(tmp_path: Path, llm: Script
 async def test_abort_stops_the_tool_and_keeps_queued_work(tmp_path: Path, llm: ScriptedLLMServer) -> None:
     session = make_session(tmp_path, llm)
     llm.enqueue(ScriptedTurn(blocks=[bash("sleep 30")]))
-    run = asyncio.ensure_future(session.prompt("go"))
-    while not session.is_running:
-        await asyncio.sleep(0.01)
-    await asyncio.sleep(0.3)
+    run = await start_and_wait_for_tool(session, "go")
     session.follow_up("later please")
     await asyncio.wait_for(session.abort(), timeout=5)
     await run
