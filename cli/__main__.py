@@ -36,10 +36,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def _run(args: object, text: str, images: list[object], cwd: Path) -> int:
-    from .headless import run_headless
-
     from prime_jupyter.errors import PrimeError
     from prime_jupyter.runtime.factory import SessionMode, SessionOptions, create_agent_session
+
+    from .headless import run_headless
 
     ns = vars(args)
     mode: SessionMode = "new"

@@ -23,4 +23,3 @@ class PrimeApp(ExtensionApp):
 
     async def stop_extension(self) -> None:
         return None
-

@@ -52,9 +52,7 @@ async def run(
     llm: ScriptedLLMServer, cfg: LoopConfig, prompt: str = "go", signal: AbortSignal | None = None
 ) -> tuple[list[Message], list[SessionEvent]]:
     events: list[SessionEvent] = []
-    added = await run_loop(
-        [UserMessage(content=prompt)], [], cfg, events.append, signal or AbortController().signal
-    )
+    added = await run_loop([UserMessage(content=prompt)], [], cfg, events.append, signal or AbortController().signal)
     return added, events
 
 
@@ -73,8 +71,8 @@ async def test_tool_results_go_back_to_the_model_until_it_stops(llm: ScriptedLLM
     types = [e.type for e in events]
     assert types[0] == "agent_start" and types[-1] == "agent_end"
     assert types.count("turn_start") == types.count("turn_end") == 2
-    assert types.index("tool_execution_start") < types.index("tool_execution_update") < types.index(
-        "tool_execution_end"
+    assert (
+        types.index("tool_execution_start") < types.index("tool_execution_update") < types.index("tool_execution_end")
     )
 
 

@@ -65,7 +65,9 @@ async def test_text_and_thinking_stream_as_deltas(llm: ScriptedLLMServer, api: A
 @pytest.mark.asyncio
 async def test_tool_call_json_in_fragments_is_parsed_while_it_arrives(llm: ScriptedLLMServer, api: Api) -> None:
     args = {"command": "ls -la /tmp", "timeout": 30, "nested": {"a": [1, 2, 3]}}
-    llm.enqueue(ScriptedTurn(blocks=[ToolCall(name="bash", arguments=args, id="call_1", chunks=9)], chunk_delay_s=0.005))
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="bash", arguments=args, id="call_1", chunks=9)], chunk_delay_s=0.005)
+    )
     partial_args: list[dict[str, object]] = []
     events: list[AssistantMessageEvent] = []
     async for event in stream(scripted_model(llm, api), CTX, StreamOptions(api_key="test")):
