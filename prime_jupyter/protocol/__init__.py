@@ -1,4 +1,13 @@
 """The wire contract: session events and commands, chat frames, requests and responses.
 
-May import only `prime_jupyter.ai` message and content types.
+May import only `prime_jupyter.ai` types. Importing this package imports nothing else (the runtime
+imports `protocol.events` on its hot path); import the modules you need:
+
+- vocabulary (a), the language of `AgentConnection`: `events` (session events), `codec` (their JSON),
+  `event_decoder` (back from JSON), `commands` (what a connection asks), `snapshot` (state, attach
+  snapshot, command results, the connection event stream);
+- vocabulary (b), the language of the panel: `frames` (chat frames), `parts` (chat messages),
+  `hydration` (transcript → chat messages), `questions`, `requests` (chat routes), `chat_commands`;
+- `version` (versions, capabilities, the compatibility rule), `wire` (base model), `framing` (NDJSON,
+  SSE), `schema` (the exported JSON Schema, `schema.json`).
 """

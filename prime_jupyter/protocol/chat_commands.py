@@ -1,0 +1,159 @@
+"""`POST chat/command`: the slash commands the panel can run, one typed request and result each.
+
+Requests are discriminated by `command`; each result names its `command` too, so a client can parse
+any result with one union. Commands that move the session's leaf (`tree` with an `entryId`) make the
+server send `resync-required{reason: "history-changed"}` to every client of the session; `fork` and
+`clone` leave the source untouched and return the new session's id.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, TypeAlias
+
+from pydantic import Field
+
+from prime_jupyter.protocol.wire import WireModel
+
+__all__ = [
+    "ChatCloneCommand",
+    "ChatCommandRequest",
+    "ChatCommandResponse",
+    "ChatCompactCommand",
+    "ChatContextCommand",
+    "ChatExportCommand",
+    "ChatForkCommand",
+    "ChatNameCommand",
+    "ChatTreeCommand",
+    "CompactResult",
+    "ContextResult",
+    "ExportResult",
+    "ForkResult",
+    "NameResult",
+    "TreeNode",
+    "TreeResult",
+]
+
+
+class ChatNameCommand(WireModel):
+    session_id: str
+    command: Literal["name"] = "name"
+    name: str = Field(min_length=1, max_length=200)
+
+
+class ChatCompactCommand(WireModel):
+    session_id: str
+    command: Literal["compact"] = "compact"
+    instructions: str | None = None
+
+
+class ChatForkCommand(WireModel):
+    """A new session from this one: `before` a user message (its text comes back to edit), or `at` an entry."""
+
+    session_id: str
+    command: Literal["fork"] = "fork"
+    entry_id: str
+    position: Literal["before", "at"] = "before"
+
+
+class ChatCloneCommand(WireModel):
+    """A new session with this one's whole current branch."""
+
+    session_id: str
+    command: Literal["clone"] = "clone"
+
+
+class ChatTreeCommand(WireModel):
+    """The session tree; with `entryId`, first move the leaf there."""
+
+    session_id: str
+    command: Literal["tree"] = "tree"
+    entry_id: str | None = None
+    summarize: bool = False
+
+
+class ChatExportCommand(WireModel):
+    session_id: str
+    command: Literal["export"] = "export"
+    path: str | None = None
+    format: Literal["html", "jsonl"] | None = None
+    """Default: from the path's suffix, else `html`."""
+
+
+class ChatContextCommand(WireModel):
+    session_id: str
+    command: Literal["context"] = "context"
+
+
+ChatCommandRequest: TypeAlias = Annotated[
+    ChatNameCommand
+    | ChatCompactCommand
+    | ChatForkCommand
+    | ChatCloneCommand
+    | ChatTreeCommand
+    | ChatExportCommand
+    | ChatContextCommand,
+    Field(discriminator="command"),
+]
+
+
+class NameResult(WireModel):
+    command: Literal["name"] = "name"
+    name: str
+
+
+class CompactResult(WireModel):
+    command: Literal["compact"] = "compact"
+    compacted: bool
+    summary: str | None = None
+    tokens_before: int | None = None
+
+
+class ForkResult(WireModel):
+    """For `fork` and `clone`: the new session (none when cancelled) and the text to edit, if any."""
+
+    command: Literal["fork"] = "fork"
+    cancelled: bool = False
+    session_id: str | None = None
+    selected_text: str | None = None
+
+
+class TreeNode(WireModel):
+    """One transcript entry; `preview` is a short text for messages, `label` the user's bookmark."""
+
+    id: str
+    parent_id: str | None = None
+    type: str
+    timestamp: str
+    role: str | None = None
+    preview: str | None = None
+    label: str | None = None
+
+
+class TreeResult(WireModel):
+    command: Literal["tree"] = "tree"
+    nodes: list[TreeNode]
+    leaf_id: str | None = None
+    editor_text: str | None = None
+    """After moving to a user message: its text, to edit and resend."""
+
+
+class ExportResult(WireModel):
+    command: Literal["export"] = "export"
+    path: str
+    format: Literal["html", "jsonl"]
+
+
+class ContextResult(WireModel):
+    """How full the context is: `tokens` of `contextWindow`."""
+
+    command: Literal["context"] = "context"
+    tokens: int
+    context_window: int | None = None
+    percent: float | None = None
+    messages: int = 0
+
+
+ChatCommandResponse: TypeAlias = Annotated[
+    NameResult | CompactResult | ForkResult | TreeResult | ExportResult | ContextResult,
+    Field(discriminator="command"),
+]

@@ -1,0 +1,180 @@
+"""Connection state, the snapshot on attach, command results and the connection event stream.
+
+These are the read side of vocabulary (a) (design.md D9): what `AgentConnection.get_state()` and an
+attach return, what each `Command` answers (`COMMAND_RESULTS`), and the messages of the connection
+routes' SSE stream (`ConnectionOutbound`): sequenced session events in their `codec.py` JSON form, a
+new snapshot when the session was replaced, and the question and UI frames the chat stream uses too.
+Messages here are the `ai` messages themselves, not chat messages: connection clients (the terminal
+app) render transcripts their own way.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, TypeAlias
+
+from pydantic import Field, JsonValue
+
+from prime_jupyter.ai.types import AssistantMessage, Message, Usage
+from prime_jupyter.protocol.chat_commands import CompactResult, ExportResult, TreeNode
+from prime_jupyter.protocol.frames import (
+    ConnectedFrame,
+    NotifyFrame,
+    QuestionFrame,
+    QuestionResolvedFrame,
+    ResyncRequiredFrame,
+    StatusFrame,
+    WidgetFrame,
+)
+from prime_jupyter.protocol.questions import Question
+from prime_jupyter.protocol.requests import ModelRef, SessionSummary
+from prime_jupyter.protocol.wire import WireModel
+
+__all__ = [
+    "COMMAND_RESULTS",
+    "AttachSnapshot",
+    "ConnectionOutbound",
+    "ConnectionState",
+    "MessagesResult",
+    "NavigateResult",
+    "OkResult",
+    "PromptResult",
+    "QueueResult",
+    "ReplacedResult",
+    "SessionEventMessage",
+    "SessionReplacedMessage",
+    "SessionView",
+    "SessionsResult",
+]
+
+
+class ConnectionState(WireModel):
+    session_id: str
+    cwd: str
+    session_file: str | None = None
+    session_name: str | None = None
+    leaf_id: str | None = None
+    model: ModelRef | None = None
+    thinking_level: str = "off"
+    available_thinking_levels: list[str] = Field(default_factory=list)
+    is_streaming: bool = False
+    is_compacting: bool = False
+    steering: list[str] = Field(default_factory=list)
+    follow_up: list[str] = Field(default_factory=list)
+    message_count: int = 0
+    usage: Usage | None = None
+    context_tokens: int | None = None
+    context_window: int | None = None
+
+
+class AttachSnapshot(WireModel):
+    """Everything a client needs to draw a session, as of `cursor`; events after it follow on the stream.
+
+    `entryIds[i]` is the transcript entry of `messages[i]`; `streamingMessage` is the assistant message
+    in flight (not in the transcript yet)."""
+
+    state: ConnectionState
+    messages: list[Message] = Field(default_factory=list)
+    entry_ids: list[str] = Field(default_factory=list)
+    streaming_message: AssistantMessage | None = None
+    pending_questions: list[Question] = Field(default_factory=list)
+    cursor: int = 0
+
+
+class OkResult(WireModel):
+    ok: Literal[True] = True
+
+
+class PromptResult(WireModel):
+    """The message was accepted: it started a run, or it was queued (`steer` / `follow_up`)."""
+
+    queued: Literal["steer", "follow_up"] | None = None
+
+
+class QueueResult(WireModel):
+    steering: list[str] = Field(default_factory=list)
+    follow_up: list[str] = Field(default_factory=list)
+
+
+class ReplacedResult(WireModel):
+    """The session was replaced (unless `cancelled`); `selectedText` is the text to edit after a fork."""
+
+    cancelled: bool = False
+    selected_text: str | None = None
+    snapshot: AttachSnapshot | None = None
+
+
+class NavigateResult(WireModel):
+    cancelled: bool = False
+    editor_text: str | None = None
+
+
+class SessionsResult(WireModel):
+    sessions: list[SessionSummary]
+
+
+class MessagesResult(WireModel):
+    messages: list[Message]
+    entry_ids: list[str]
+
+
+class SessionView(WireModel):
+    """A read-only view of the transcript: every entry as a flat tree, and where the leaf is."""
+
+    cwd: str
+    session_dir: str | None = None
+    session_name: str | None = None
+    leaf_id: str | None = None
+    nodes: list[TreeNode] = Field(default_factory=list)
+
+
+COMMAND_RESULTS: dict[str, type[WireModel]] = {
+    "prompt": PromptResult,
+    "steer": PromptResult,
+    "follow_up": PromptResult,
+    "abort": OkResult,
+    "clear_queue": QueueResult,
+    "set_model": OkResult,
+    "set_thinking_level": OkResult,
+    "compact": CompactResult,
+    "new_session": ReplacedResult,
+    "switch_session": ReplacedResult,
+    "fork": ReplacedResult,
+    "navigate_tree": NavigateResult,
+    "list_sessions": SessionsResult,
+    "rename_session": OkResult,
+    "delete_session": OkResult,
+    "export": ExportResult,
+    "answer_question": OkResult,
+    "get_state": ConnectionState,
+    "get_messages": MessagesResult,
+    "get_session_view": SessionView,
+}
+"""The result model of each command type; failures are an HTTP status with an `ErrorBody`."""
+
+
+class SessionEventMessage(WireModel):
+    """One session event, in the JSON form of `prime_jupyter.protocol.codec.event_to_wire`."""
+
+    type: Literal["session_event"] = "session_event"
+    event: dict[str, JsonValue]
+
+
+class SessionReplacedMessage(WireModel):
+    """The connection now shows another session (new, switched, forked): redraw from `snapshot`."""
+
+    type: Literal["session_replaced"] = "session_replaced"
+    snapshot: AttachSnapshot
+
+
+ConnectionOutbound: TypeAlias = Annotated[
+    SessionEventMessage
+    | SessionReplacedMessage
+    | ConnectedFrame
+    | QuestionFrame
+    | QuestionResolvedFrame
+    | NotifyFrame
+    | StatusFrame
+    | WidgetFrame
+    | ResyncRequiredFrame,
+    Field(discriminator="type"),
+]

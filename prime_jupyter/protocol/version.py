@@ -1,0 +1,94 @@
+"""Protocol versions, capabilities, and the rule every wire change follows (design.md D6, upstream.md §4.3).
+
+`GET info` answers `protocolVersion`, `schemaRevision` and `capabilities`; clients check them before
+anything else. Every change to a request, response, frame, command or event is classified:
+
+- **backward-compatible**: an old peer keeps working without knowing. Adding an optional field (readers
+  ignore unknown keys, `wire.py`); adding a frame type (clients skip frame types they do not know,
+  `frames.parse_frame`); adding a route nobody needs to use. Bump `SCHEMA_REVISION`.
+- **capability-gated**: a client may only rely on it when the server lists the capability in `info`:
+  a new route, command or request field whose absence on an old server would silently do the wrong
+  thing (an old server ignores an unknown field). The client checks `missing_capabilities` before
+  sending and degrades or says "the server is too old for X". Bump `SCHEMA_REVISION` and add a name to
+  `CAPABILITIES`.
+- **incompatible**: removing or renaming anything, changing a field's meaning or type, making an optional
+  field required. Bump `PROTOCOL_VERSION`; client and server refuse each other (`is_compatible`) with a
+  message that says which side to upgrade.
+
+Each wire change adds a line to `REVISIONS` and a fingerprint to `SCHEMA_FINGERPRINTS` (a test fails
+when the exported schema no longer matches the fingerprint of `SCHEMA_REVISION`, so a wire change
+cannot slip in without a revision), and tests for new-client/old-server and old-client/new-server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+__all__ = [
+    "CAPABILITIES",
+    "CAP_CHAT_COMMANDS",
+    "CAP_CONNECTION",
+    "CAP_IMAGES",
+    "CAP_QUESTIONS",
+    "CAP_REASONING",
+    "CAP_SEED_MESSAGES",
+    "CAP_TOOL_INPUT_STREAMING",
+    "CAP_UI_FRAMES",
+    "PROTOCOL_VERSION",
+    "REVISIONS",
+    "SCHEMA_FINGERPRINTS",
+    "SCHEMA_REVISION",
+    "is_compatible",
+    "missing_capabilities",
+]
+
+PROTOCOL_VERSION = 1
+SCHEMA_REVISION = 1
+
+CAP_REASONING = "reasoning"
+"""Thinking is forwarded as `reasoning-delta` frames and `reasoning` parts."""
+CAP_TOOL_INPUT_STREAMING = "tool-input-streaming"
+"""Tool arguments stream as `tool-input-delta` frames."""
+CAP_QUESTIONS = "questions"
+"""`question` / `question-resolved` frames and `POST chat/question`."""
+CAP_UI_FRAMES = "ui-frames"
+"""`notify`, `status` and `widget` frames."""
+CAP_IMAGES = "images"
+"""`ChatRequest.images`."""
+CAP_SEED_MESSAGES = "seed-messages"
+"""`seedMessages` on `chat/new` and the `new_session` command."""
+CAP_CHAT_COMMANDS = "chat-commands"
+"""`POST chat/command`."""
+CAP_CONNECTION = "connection"
+"""The connection routes (commands, sequenced session events, attach snapshot) for `HttpAgentConnection`."""
+
+CAPABILITIES: tuple[str, ...] = (
+    CAP_REASONING,
+    CAP_TOOL_INPUT_STREAMING,
+    CAP_QUESTIONS,
+    CAP_UI_FRAMES,
+    CAP_IMAGES,
+    CAP_SEED_MESSAGES,
+    CAP_CHAT_COMMANDS,
+    CAP_CONNECTION,
+)
+"""Everything this version of the server offers."""
+
+REVISIONS: dict[int, str] = {
+    1: "protocol 1: chat frames, chat routes, connection commands, hydration",
+}
+SCHEMA_FINGERPRINTS: dict[int, str] = {
+    1: "2f0efe5cf496",
+}
+"""`schema.schema_fingerprint()` of each revision's exported schema."""
+
+
+def is_compatible(peer_protocol_version: int) -> bool:
+    """Whether a peer speaking `peer_protocol_version` can talk to this one (same major protocol)."""
+    return peer_protocol_version == PROTOCOL_VERSION
+
+
+def missing_capabilities(required: Iterable[str], offered: Iterable[str]) -> list[str]:
+    """The capabilities in `required` that the peer does not offer; unknown offered names are ignored."""
+    have = set(offered)
+    return [name for name in required if name not in have]
