@@ -13,6 +13,7 @@ import json
 from pydantic import BaseModel, JsonValue
 from pydantic.alias_generators import to_camel
 
+from prime_jupyter.ai.types import ToolCall
 from prime_jupyter.protocol.events import MessageUpdate, SessionEvent
 
 __all__ = ["event_to_json", "event_to_wire", "to_wire"]
@@ -45,7 +46,12 @@ def event_to_wire(event: SessionEvent) -> JsonValue:
     if isinstance(event, MessageUpdate):
         inner = event.assistant_message_event
         if inner.type in _DELTAS:
-            return {"type": "message_update", "assistantMessageEvent": to_wire(inner)}
+            wire = to_wire(inner)
+            if inner.type == "toolcall_start" and isinstance(wire, dict):
+                block = inner.partial.content[inner.content_index]
+                if isinstance(block, ToolCall):  # remote clients need the call's id and name before its arguments
+                    wire["id"], wire["name"] = block.id, block.name
+            return {"type": "message_update", "assistantMessageEvent": wire}
     return to_wire(event)
 
 

@@ -14,6 +14,7 @@ from pydantic import JsonValue
 
 from prime_jupyter.ai.events import AssistantMessageEvent
 from prime_jupyter.ai.types import AssistantMessage, ImageContent, Message, TextContent, ToolResultMessage
+from prime_jupyter.protocol.questions import CancelReason, Question, QuestionAnswer
 
 __all__ = [
     "AgentEnd",
@@ -26,9 +27,13 @@ __all__ = [
     "MessageStart",
     "MessageUpdate",
     "ModelChanged",
+    "Notify",
+    "QuestionAsked",
+    "QuestionResolved",
     "QueueUpdate",
     "SessionEvent",
     "SessionInfoChanged",
+    "StatusChanged",
     "ThinkingLevelChanged",
     "ToolExecutionEnd",
     "ToolExecutionStart",
@@ -36,6 +41,7 @@ __all__ = [
     "ToolOutput",
     "TurnEnd",
     "TurnStart",
+    "WidgetChanged",
 ]
 
 
@@ -183,6 +189,43 @@ class ModelChanged:
     type: Literal["model_changed"] = "model_changed"
 
 
+@dataclass(slots=True, frozen=True)
+class QuestionAsked:
+    """The session asks its user something; it stays pending until `QuestionResolved`."""
+
+    question: Question
+    type: Literal["question_asked"] = "question_asked"
+
+
+@dataclass(slots=True, frozen=True)
+class QuestionResolved:
+    id: str
+    answer: QuestionAnswer | None = None
+    cancelled: CancelReason | None = None
+    type: Literal["question_resolved"] = "question_resolved"
+
+
+@dataclass(slots=True, frozen=True)
+class Notify:
+    message: str
+    level: Literal["info", "warning", "error"] = "info"
+    type: Literal["notify"] = "notify"
+
+
+@dataclass(slots=True, frozen=True)
+class StatusChanged:
+    key: str
+    text: str | None
+    type: Literal["status_changed"] = "status_changed"
+
+
+@dataclass(slots=True, frozen=True)
+class WidgetChanged:
+    key: str
+    lines: list[str] | None
+    type: Literal["widget_changed"] = "widget_changed"
+
+
 SessionEvent: TypeAlias = (
     AgentStart
     | AgentEnd
@@ -202,4 +245,9 @@ SessionEvent: TypeAlias = (
     | SessionInfoChanged
     | ThinkingLevelChanged
     | ModelChanged
+    | QuestionAsked
+    | QuestionResolved
+    | Notify
+    | StatusChanged
+    | WidgetChanged
 )

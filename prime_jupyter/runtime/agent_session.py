@@ -32,6 +32,7 @@ from prime_jupyter.protocol.events import (
 from prime_jupyter.runtime.compaction import CompactionRunner
 from prime_jupyter.runtime.queue import MessageQueue
 from prime_jupyter.runtime.settings import Settings
+from prime_jupyter.runtime.ui import SessionUI
 from prime_jupyter.sessions.manager import SessionManager
 
 __all__ = ["AgentSession", "Listener", "StreamingBehavior"]
@@ -69,6 +70,7 @@ class AgentSession:
         self._controller: AbortController | None = None
         self._run_task: asyncio.Task[None] | None = None
         self._compactor = CompactionRunner(self)
+        self.ui = SessionUI(self.emit, settings.question_timeout_s)
 
     # --- state ----------------------------------------------------------------------------------
 
@@ -154,6 +156,7 @@ class AgentSession:
         """Stop the run wherever it is; queued messages are kept for the next run."""
         if self._controller is not None:
             self._controller.abort()
+        self.ui.cancel_all("abort")
         await self.wait_for_idle()
 
     async def wait_for_idle(self) -> None:
@@ -229,6 +232,7 @@ class AgentSession:
 
     async def dispose(self) -> None:
         await self.abort()
+        self.ui.cancel_all("shutdown")
         for dispose in self._disposers:
             try:
                 await dispose()

@@ -16,6 +16,7 @@ from prime_jupyter.runtime.tool_set import DEFAULT_TOOLS, KernelConfig, build_to
 from prime_jupyter.sessions.context import SessionContext
 from prime_jupyter.sessions.listing import find_session, most_recent
 from prime_jupyter.sessions.manager import SessionManager
+from prime_jupyter.tools.ask import make_ask_tool
 
 __all__ = ["SessionOptions", "create_agent_session", "sessions_dir"]
 
@@ -35,6 +36,8 @@ class SessionOptions:
     resume: str | None = None
     agent_dir: Path | None = None
     kernel_manager: object | None = None
+    interactive: bool = False
+    """A person can answer questions (panel, terminal app, notebook): the `ask` tool is offered."""
 
 
 def sessions_dir(directory: Path | None = None) -> Path:
@@ -54,9 +57,11 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
         manager.append_model_change(model.provider, model.id)
     if context.thinking_level != thinking:
         manager.append_thinking_level_change(thinking)
-    names = options.tools or settings.tools or list(DEFAULT_TOOLS)
+    names = list(options.tools or settings.tools or DEFAULT_TOOLS)
+    if options.interactive and "ask" not in names:
+        names.append("ask")
     kernel = KernelConfig(settings.kernel.name, settings.kernel.timeout_s, options.kernel_manager)
-    tool_set = build_tool_set(names, Path(manager.cwd), model, kernel)
+    tool_set = build_tool_set([n for n in names if n != "ask"], Path(manager.cwd), model, kernel)
     prompt = build_system_prompt(
         PromptOptions(
             cwd=Path(manager.cwd),
@@ -78,6 +83,8 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
         system_prompt=prompt,
         disposers=tool_set.disposers,
     )
+    if "ask" in names:
+        session.tools.append(make_ask_tool(session.ui.ask))
     if tool_set.prewarm is not None:
         tool_set.prewarm()
     return session

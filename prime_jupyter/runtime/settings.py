@@ -50,6 +50,7 @@ class Settings(_S):
     retry: RetrySettings = Field(default_factory=RetrySettings)
     kernel: KernelSettings = Field(default_factory=KernelSettings)
     tools: list[str] | None = None
+    question_timeout_s: float = 60.0
 
 
 def load_settings(agent_dir: Path, cwd: Path) -> Settings:

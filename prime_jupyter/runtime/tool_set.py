@@ -12,7 +12,7 @@ from prime_jupyter.errors import ConfigError
 
 __all__ = ["ALL_TOOLS", "DEFAULT_TOOLS", "ToolSet", "build_tool_set"]
 
-ALL_TOOLS = ("ipython", "read", "write", "edit", "bash")
+ALL_TOOLS = ("ipython", "read", "write", "edit", "bash", "ask")
 DEFAULT_TOOLS = ("ipython",)
 
 
@@ -33,7 +33,7 @@ class KernelConfig:
 
 
 def build_tool_set(names: list[str], cwd: Path, model: Model, kernel: KernelConfig | None = None) -> ToolSet:
-    unknown = [n for n in names if n not in ALL_TOOLS]
+    unknown = [n for n in names if n not in ALL_TOOLS or n == "ask"]
     if unknown:
         raise ConfigError(f"unknown tool(s) {', '.join(unknown)}: choose from {', '.join(ALL_TOOLS)}")
     result = ToolSet()

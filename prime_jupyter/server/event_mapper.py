@@ -49,13 +49,18 @@ from prime_jupyter.protocol.events import (
     MessageStart,
     MessageUpdate,
     ModelChanged,
+    Notify,
+    QuestionAsked,
+    QuestionResolved,
     QueueUpdate,
     SessionEvent,
     SessionInfoChanged,
+    StatusChanged,
     ThinkingLevelChanged,
     ToolExecutionEnd,
     ToolExecutionStart,
     ToolExecutionUpdate,
+    WidgetChanged,
 )
 from prime_jupyter.protocol.frames import (
     ChatFrame,
@@ -64,16 +69,21 @@ from prime_jupyter.protocol.frames import (
     MessageEndFrame,
     MessageStartFrame,
     ModelFrame,
+    NotifyFrame,
+    QuestionFrame,
+    QuestionResolvedFrame,
     QueueFrame,
     ReasoningDeltaFrame,
     RetryFrame,
     SessionInfoFrame,
     StartFrame,
+    StatusFrame,
     TextDeltaFrame,
     ThinkingLevelFrame,
     ToolFrame,
     ToolInputDeltaFrame,
     UsageFrame,
+    WidgetFrame,
 )
 from prime_jupyter.protocol.hydration import (
     LiveRun,
@@ -307,6 +317,16 @@ class EventMapper:
             case ModelChanged(provider, model_id):
                 window = self._window(provider, model_id)
                 return [ModelFrame(provider=provider, id=model_id, context_window=window)]
+            case QuestionAsked(question):
+                return [QuestionFrame.model_validate(question.model_dump())]
+            case QuestionResolved(question_id, answer, cancelled):
+                return [QuestionResolvedFrame(id=question_id, answer=answer, cancelled=cancelled)]
+            case Notify(message, level):
+                return [NotifyFrame(level=level, message=message)]
+            case StatusChanged(key, text):
+                return [StatusFrame(key=key, text=text)]
+            case WidgetChanged(key, lines):
+                return [WidgetFrame(key=key, lines=lines)]
             case ThinkingLevelChanged(level):
                 return [ThinkingLevelFrame(level=level)]
         return []
