@@ -10,6 +10,8 @@ exceptions (design.md D2). Messages say what to do.
     ├── SessionError           a transcript that cannot be opened, found or written
     │   └── SessionNotFoundError
     ├── ToolError              a tool failed; its message becomes the tool result the model sees
+    ├── KernelError            a kernel could not be started or used
+    │   └── KernelDiedError    the kernel process went away (crash, os._exit, out of memory)
     └── BusyError              an operation that needs an idle session was asked while a run is going
 """
 
@@ -18,6 +20,8 @@ from __future__ import annotations
 __all__ = [
     "BusyError",
     "ConfigError",
+    "KernelDiedError",
+    "KernelError",
     "MissingApiKeyError",
     "ModelNotFoundError",
     "PrimeError",
@@ -59,6 +63,14 @@ class SessionNotFoundError(SessionError):
 
 class ToolError(PrimeError):
     """A tool failed; the message is shown to the model as an error tool result."""
+
+
+class KernelError(PrimeError):
+    """A kernel could not be started or used; the message says what happened and what to do."""
+
+
+class KernelDiedError(KernelError):
+    """The kernel process went away (crash, `os._exit`, out of memory, shut down by another client)."""
 
 
 class BusyError(PrimeError):

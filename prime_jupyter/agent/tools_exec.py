@@ -73,7 +73,8 @@ async def _execute(call: ToolCall, tool: AnyTool | None, emit: Emit, signal: Abo
         emit(ToolExecutionUpdate(call.id, call.name, call.arguments, partial))
 
     try:
-        return await tool.execute(call.id, params, signal, on_update), False
+        output = await tool.execute(call.id, params, signal, on_update)
+        return output, output.is_error
     except AbortedError:
         return _error("Aborted by the user."), True
     except Exception as exc:
@@ -81,7 +82,7 @@ async def _execute(call: ToolCall, tool: AnyTool | None, emit: Emit, signal: Abo
 
 
 def _error(text: str) -> ToolOutput:
-    return ToolOutput(content=[TextContent(text=text)])
+    return ToolOutput(content=[TextContent(text=text)], is_error=True)
 
 
 def _describe(exc: ValidationError) -> str:

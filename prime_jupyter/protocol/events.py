@@ -51,6 +51,8 @@ class ToolOutput:
 
     content: list[TextContent | ImageContent] = field(default_factory=list)
     details: JsonValue = None
+    is_error: bool = False
+    """A failure the model should see as one (a Python exception, a timeout) without the tool raising."""
 
 
 @dataclass(slots=True, frozen=True)

@@ -64,7 +64,7 @@ def _pi_tool(name: str, cwd: str) -> AnyTool:
 
 
 def _add_ipython(result: ToolSet, cwd: Path, model: Model, kernel: KernelConfig) -> None:
-    from prime_jupyter.kernel.setup import make_kernel_tool
+    from prime_jupyter.tools.ipython import make_kernel_tool
 
     tool, guidance, provisioner = make_kernel_tool(
         cwd=cwd,

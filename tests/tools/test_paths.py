@@ -11,11 +11,11 @@ from prime_jupyter.tools._paths import display_path, os_error, resolve_path
 
 
 def test_relative_path_joins_cwd_and_dots_collapse() -> None:
-    assert resolve_path("src/../a.py", "/work/proj") == Path("/work/proj/a.py")
+    assert resolve_path("src/../a.py", "/home/u/proj") == Path("/home/u/proj/a.py")
 
 
 def test_absolute_path_ignores_cwd() -> None:
-    assert resolve_path("/etc/hosts", "/work/proj") == Path("/etc/hosts")
+    assert resolve_path("/etc/hosts", "/home/u/proj") == Path("/etc/hosts")
 
 
 def test_tilde_expands(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -29,13 +29,13 @@ def test_blank_path_is_refused() -> None:
 
 
 def test_display_path_is_relative_inside_cwd_and_absolute_outside() -> None:
-    shown = (display_path(Path("/work/proj/a/b.py"), "/work/proj"), display_path(Path("/etc/hosts"), "/work/proj"))
+    shown = (display_path(Path("/home/u/proj/a/b.py"), "/home/u/proj"), display_path(Path("/etc/hosts"), "/home/u/proj"))
     assert shown == ("a/b.py", "/etc/hosts")
 
 
 def test_permission_error_reads_as_permission_denied_with_the_resolved_path() -> None:
-    error = os_error(PermissionError(13, "Permission denied"), "secret.txt", Path("/work/secret.txt"))
-    assert str(error) == "Permission denied: secret.txt (resolved to /work/secret.txt)"
+    error = os_error(PermissionError(13, "Permission denied"), "secret.txt", Path("/home/u/secret.txt"))
+    assert str(error) == "Permission denied: secret.txt (resolved to /home/u/secret.txt)"
 
 
 def test_other_os_errors_keep_their_reason() -> None:
