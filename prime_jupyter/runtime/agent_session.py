@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from prime_jupyter.agent.loop import LoopConfig, run_loop
 from prime_jupyter.agent.retry import RetryPolicy
 from prime_jupyter.agent.tool import AnyTool
-from prime_jupyter.ai.abort import AbortController
+from prime_jupyter.ai.abort import AbortController, AbortSignal
 from prime_jupyter.ai.models import Model, ThinkingLevel, clamp_thinking_level
 from prime_jupyter.ai.registry import ModelRegistry
 from prime_jupyter.ai.stream import StreamOptions
@@ -33,6 +33,8 @@ from prime_jupyter.runtime.compaction import CompactionRunner
 from prime_jupyter.runtime.queue import MessageQueue
 from prime_jupyter.runtime.settings import Settings
 from prime_jupyter.runtime.ui import SessionUI
+from prime_jupyter.sessions.context import to_llm_message
+from prime_jupyter.sessions.entries import MessageEntry
 from prime_jupyter.sessions.manager import SessionManager
 
 __all__ = ["AgentSession", "Listener", "StreamingBehavior"]
@@ -109,24 +111,41 @@ class AgentSession:
     async def prompt(
         self, text: str, images: list[ImageContent] | None = None, streaming_behavior: str | None = None
     ) -> None:
-        """Run a turn for `text`; while a run is going, queue it as `steer` or `follow_up` instead."""
-        message = _user_message(text, images)
+        """Run a turn for `text` and wait for the run; while a run is going, queue it as `steer` or
+        `follow_up` instead (and return at once)."""
+        if self.is_running and streaming_behavior is not None:
+            self.queue_message(text, images, streaming_behavior)
+            return
+        await asyncio.shield(self.start_prompt(text, images))
+
+    def start_prompt(self, text: str, images: list[ImageContent] | None = None) -> asyncio.Task[None]:
+        """Start a run and return its task once accepted; raises before anything runs when it cannot
+        (busy, no API key)."""
         if self.is_running:
-            if streaming_behavior in ("steer", "steering"):
-                self._queue(self.steering, message)
-                return
-            if streaming_behavior in ("follow_up", "followUp"):
-                self._queue(self.follow_ups, message)
-                return
-            raise BusyError("a run is going: pass streaming_behavior 'steer' or 'follow_up', or abort it first")
+            raise BusyError("a run is going: steer or queue a follow-up, or abort it first")
         self.registry.api_key(self.model.provider)  # a missing key fails here, before anything runs
-        await self._start(self._run([message]))
+        task = asyncio.ensure_future(self._run([_user_message(text, images)]))
+        self._run_task = task
+        return task
+
+    def queue_message(self, text: str, images: list[ImageContent] | None, streaming_behavior: str) -> None:
+        if streaming_behavior in ("steer", "steering"):
+            self._queue(self.steering, _user_message(text, images))
+        elif streaming_behavior in ("follow_up", "followUp"):
+            self._queue(self.follow_ups, _user_message(text, images))
+        else:
+            raise ValueError(f"streaming_behavior must be 'steer' or 'follow_up', not {streaming_behavior!r}")
 
     def steer(self, text: str, images: list[ImageContent] | None = None) -> None:
-        self._queue(self.steering, _user_message(text, images))
+        self.queue_message(text, images, "steer")
 
     def follow_up(self, text: str, images: list[ImageContent] | None = None) -> None:
-        self._queue(self.follow_ups, _user_message(text, images))
+        self.queue_message(text, images, "follow_up")
+
+    @property
+    def abort_signal(self) -> AbortSignal | None:
+        """The current run's abort signal (process-local)."""
+        return self._controller.signal if self._controller is not None and self.is_running else None
 
     def clear_queue(self) -> tuple[list[str], list[str]]:
         steering = [m.text() for m in self.steering.clear()]
@@ -146,11 +165,6 @@ class AgentSession:
         if taken:
             self._emit_queue()
         return taken
-
-    async def _start(self, work: Awaitable[None]) -> None:
-        task = asyncio.ensure_future(work)
-        self._run_task = task
-        await asyncio.shield(task)
 
     async def abort(self) -> None:
         """Stop the run wherever it is; queued messages are kept for the next run."""
@@ -224,6 +238,23 @@ class AgentSession:
     def set_name(self, name: str | None) -> None:
         self.manager.append_session_info(name)
         self.emit(SessionInfoChanged(name))
+
+    async def navigate_tree(
+        self, target_id: str, summarize: bool = False, custom_instructions: str | None = None
+    ) -> str | None:
+        """Move the leaf to `target_id` (a user message: to its parent, returning its text for the editor),
+        optionally leaving a summary of the abandoned branch at the new position."""
+        if self.is_running:
+            raise BusyError("wait for the run to finish (or abort it) before moving in the tree")
+        summary = None
+        if summarize:
+            target = self.manager.get_entry(target_id)
+            parent = target.parent_id if target is not None and target.type == "message" else target_id
+            abandoned = [m for m in self.manager.branch_between(self.manager.leaf_id, parent) if m.type == "message"]
+            messages = [to_llm_message(m.message) for m in abandoned if isinstance(m, MessageEntry)]
+            if messages:
+                summary = await self._compactor.summarise(messages, None, custom_instructions)
+        return self.manager.navigate(target_id, summary).editor_text
 
     async def compact(self, instructions: str | None = None) -> bool:
         if self.is_running:

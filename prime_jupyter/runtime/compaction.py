@@ -60,12 +60,12 @@ class CompactionRunner:
             parts: list[str] = []
             if preparation.messages_to_summarize:
                 parts.append(
-                    await self._summarise(preparation.messages_to_summarize, preparation.previous_summary, instructions)
+                    await self.summarise(preparation.messages_to_summarize, preparation.previous_summary, instructions)
                 )
             elif preparation.previous_summary:
                 parts.append(preparation.previous_summary)
             if preparation.is_split_turn and preparation.turn_prefix_messages:
-                prefix = await self._summarise(preparation.turn_prefix_messages, None, instructions, turn_prefix=True)
+                prefix = await self.summarise(preparation.turn_prefix_messages, None, instructions, turn_prefix=True)
                 parts.append(f"**Turn context (split turn):**\n\n{prefix}")
             summary = "\n\n---\n\n".join(parts)
         except _SummaryFailed as exc:
@@ -78,7 +78,7 @@ class CompactionRunner:
         session.emit(CompactionEnd(reason, summary, preparation.tokens_before, will_retry=will_retry))
         return True
 
-    async def _summarise(
+    async def summarise(
         self,
         messages: list[Message],
         previous: str | None,

@@ -38,6 +38,8 @@ class SessionOptions:
     kernel_manager: object | None = None
     interactive: bool = False
     """A person can answer questions (panel, terminal app, notebook): the `ask` tool is offered."""
+    manager: SessionManager | None = None
+    """A transcript already opened or made (a fork, a seeded session); overrides `mode`."""
 
 
 def sessions_dir(directory: Path | None = None) -> Path:
@@ -91,6 +93,8 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
 
 
 def _open_manager(options: SessionOptions, home: Path, cwd: Path) -> SessionManager:
+    if options.manager is not None:
+        return options.manager
     directory = sessions_dir(home)
     if options.mode == "none":
         return SessionManager.in_memory(cwd)

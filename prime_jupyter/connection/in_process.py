@@ -1,0 +1,309 @@
+"""`InProcessAgentConnection`: the seam over a session running in this process.
+
+It owns one live `AgentSession` at a time; new, switch and fork replace it (the old one is disposed,
+its kernel shut down), re-point the subscription, emit `SessionReplaced`, and only then run the
+caller's `after_replace` hook.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+from typing import Literal
+
+from prime_jupyter.ai.abort import AbortSignal
+from prime_jupyter.ai.models import supported_thinking_levels
+from prime_jupyter.ai.types import AssistantMessage, ImageContent, TextContent, UserMessage
+from prime_jupyter.connection.base import ConnectionExtensions, StreamingBehavior
+from prime_jupyter.connection.types import (
+    AfterReplace,
+    ClientNotice,
+    ClientSetEditorText,
+    ConnectionEvent,
+    ConnectionListener,
+    ReplacedClientContext,
+    SessionEventReceived,
+    SessionReplaced,
+)
+from prime_jupyter.errors import SessionError
+from prime_jupyter.protocol.chat_commands import CompactResult, ExportResult
+from prime_jupyter.protocol.events import SessionEvent
+from prime_jupyter.protocol.questions import QuestionAnswer
+from prime_jupyter.protocol.requests import ModelInfo, ModelRef, ModelsResponse, SeedMessage
+from prime_jupyter.protocol.snapshot import (
+    AttachSnapshot,
+    ConnectionState,
+    MessagesResult,
+    NavigateResult,
+    PromptResult,
+    QueueResult,
+    ReplacedResult,
+    SessionsResult,
+    SessionView,
+)
+from prime_jupyter.runtime.agent_session import AgentSession
+from prime_jupyter.runtime.export import export_session
+from prime_jupyter.runtime.factory import SessionOptions, create_agent_session, sessions_dir
+from prime_jupyter.runtime.views import branch_messages, connection_state, session_summary, session_view, snapshot
+from prime_jupyter.sessions.listing import delete_session, find_session, list_sessions, rename_session
+from prime_jupyter.sessions.manager import SessionManager
+
+__all__ = ["InProcessAgentConnection"]
+
+
+class _NoExtensions:
+    """We have no extension system yet: every surface is present and empty."""
+
+    def get_argument_completions(self, command: str, prefix: str) -> list[str]:
+        return []
+
+    def get_command_diagnostics(self) -> list[str]:
+        return []
+
+    def get_shortcuts(self) -> dict[str, str]:
+        return {}
+
+    def get_message_renderer(self, custom_type: str) -> Callable[[object], str] | None:
+        return None
+
+    def get_tool_renderer(self, tool_name: str) -> Callable[[object], str] | None:
+        return None
+
+    def bind_extensions(self, bindings: dict[str, Callable[..., object]]) -> None:
+        return None
+
+
+class InProcessAgentConnection:
+    def __init__(self, session: AgentSession, options: SessionOptions | None = None) -> None:
+        self.session = session
+        self._options = options or SessionOptions(cwd=Path(session.manager.cwd))
+        self._listeners: list[ConnectionListener] = []
+        self._unsubscribe = session.subscribe(self._forward)
+        self._extensions = _NoExtensions()
+
+    @classmethod
+    def create(cls, options: SessionOptions) -> InProcessAgentConnection:
+        return cls(create_agent_session(options), options)
+
+    # --- events ---------------------------------------------------------------------------------
+
+    def subscribe(self, listener: ConnectionListener) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _forward(self, event: SessionEvent) -> None:
+        self._emit(SessionEventReceived(event))
+
+    def _emit(self, event: ConnectionEvent) -> None:
+        for listener in tuple(self._listeners):
+            listener(event)
+
+    async def dispose(self) -> None:
+        self._unsubscribe()
+        await self.session.dispose()
+
+    # --- reads ----------------------------------------------------------------------------------
+
+    async def get_state(self) -> ConnectionState:
+        return connection_state(self.session)
+
+    async def get_snapshot(self) -> AttachSnapshot:
+        return snapshot(self.session)
+
+    async def get_messages(self) -> MessagesResult:
+        messages, ids = branch_messages(self.session.manager)
+        return MessagesResult(messages=messages, entry_ids=ids)
+
+    async def get_session_view(self) -> SessionView:
+        return session_view(self.session.manager, str(self._sessions_dir()))
+
+    async def get_available_models(self) -> ModelsResponse:
+        registry = self.session.registry
+        models = [
+            ModelInfo(
+                provider=m.provider,
+                id=m.id,
+                name=m.name,
+                reasoning=m.reasoning,
+                images=m.accepts_images,
+                context_window=m.context_window,
+                max_tokens=m.max_tokens,
+                thinking_levels=list(supported_thinking_levels(m)),
+                available=registry.has_key(m.provider),
+            )
+            for m in registry.models
+        ]
+        current = ModelRef(provider=self.session.model.provider, id=self.session.model.id)
+        return ModelsResponse(models=models, current=current)
+
+    async def list_sessions(self, scope: Literal["current", "all"] = "current") -> SessionsResult:
+        cwd = self.session.manager.cwd if scope == "current" else None
+        infos = await asyncio.to_thread(list_sessions, self._sessions_dir(), cwd)
+        live = {self.session.session_id: self.session}
+        return SessionsResult(sessions=[session_summary(i, live.get(i.id)) for i in infos])
+
+    # --- prompting ------------------------------------------------------------------------------
+
+    async def prompt(
+        self,
+        message: str,
+        images: list[ImageContent] | None = None,
+        streaming_behavior: StreamingBehavior | None = None,
+    ) -> PromptResult:
+        if self.session.is_running and streaming_behavior is not None:
+            self.session.queue_message(message, images, streaming_behavior)
+            return PromptResult(queued=streaming_behavior)
+        self.session.start_prompt(message, images)
+        return PromptResult()
+
+    async def steer(self, message: str, images: list[ImageContent] | None = None) -> PromptResult:
+        self.session.steer(message, images)
+        return PromptResult(queued="steer")
+
+    async def follow_up(self, message: str, images: list[ImageContent] | None = None) -> PromptResult:
+        self.session.follow_up(message, images)
+        return PromptResult(queued="follow_up")
+
+    async def abort(self) -> None:
+        await self.session.abort()
+
+    async def wait_for_idle(self) -> None:
+        await self.session.wait_for_idle()
+
+    async def get_queue(self) -> QueueResult:
+        return QueueResult(steering=self.session.steering.texts(), follow_up=self.session.follow_ups.texts())
+
+    async def clear_queue(self) -> QueueResult:
+        steering, follow_up = self.session.clear_queue()
+        return QueueResult(steering=steering, follow_up=follow_up)
+
+    # --- model and context ----------------------------------------------------------------------
+
+    async def set_model(self, provider: str, model_id: str) -> None:
+        self.session.set_model(self.session.registry.resolve(provider, model_id))
+
+    async def set_thinking_level(self, level: str) -> None:
+        from prime_jupyter.ai.registry import parse_model_ref
+
+        ref = parse_model_ref(f"x/y:{level}")
+        if ref.thinking is None:
+            raise ValueError(f"unknown thinking level '{level}'")
+        self.session.set_thinking_level(ref.thinking)
+
+    async def compact(self, custom_instructions: str | None = None) -> CompactResult:
+        before = len(self.session.manager.entries)
+        compacted = await self.session.compact(custom_instructions)
+        entry = self.session.manager.entries[-1] if len(self.session.manager.entries) > before else None
+        summary = getattr(entry, "summary", None) if compacted else None
+        tokens = getattr(entry, "tokens_before", None) if compacted else None
+        return CompactResult(compacted=compacted, summary=summary, tokens_before=tokens)
+
+    # --- sessions -------------------------------------------------------------------------------
+
+    async def new_session(
+        self, seed_messages: list[SeedMessage] | None = None, after_replace: AfterReplace | None = None
+    ) -> ReplacedResult:
+        manager = SessionManager.create(self.session.manager.cwd, self._sessions_dir())
+        model = self.session.model
+        for seed in seed_messages or []:
+            if seed.role == "user":
+                manager.append_message(UserMessage(content=seed.text))
+            else:
+                manager.append_message(
+                    AssistantMessage(
+                        content=[TextContent(text=seed.text)], api=model.api, provider=model.provider, model=model.id
+                    )
+                )
+        return await self._replace(manager, after_replace)
+
+    async def switch_session(self, session: str, after_replace: AfterReplace | None = None) -> ReplacedResult:
+        info = await asyncio.to_thread(find_session, self._sessions_dir(), session)
+        manager = await asyncio.to_thread(SessionManager.open, info.path)
+        return await self._replace(manager, after_replace)
+
+    async def fork(
+        self, entry_id: str, position: Literal["before", "at"] = "before", after_replace: AfterReplace | None = None
+    ) -> ReplacedResult:
+        forked = self.session.manager.fork(entry_id, position, self._sessions_dir())
+        forked.manager.flush_now()
+        result = await self._replace(forked.manager, after_replace, selected_text=forked.selected_text)
+        if forked.selected_text:
+            self._emit(ClientSetEditorText(forked.selected_text))
+        return result
+
+    async def navigate_tree(
+        self, target_id: str, summarize: bool = False, custom_instructions: str | None = None
+    ) -> NavigateResult:
+        editor_text = await self.session.navigate_tree(target_id, summarize, custom_instructions)
+        return NavigateResult(editor_text=editor_text)
+
+    async def rename_session(self, name: str, session_id: str | None = None) -> None:
+        if session_id is None or session_id == self.session.session_id:
+            self.session.set_name(name)
+            return
+        info = await asyncio.to_thread(find_session, self._sessions_dir(), session_id)
+        await asyncio.to_thread(rename_session, info.path, name)
+
+    async def delete_session(self, session_id: str) -> None:
+        if session_id == self.session.session_id:
+            raise SessionError("this session is open here: switch to another one before deleting it")
+        info = await asyncio.to_thread(find_session, self._sessions_dir(), session_id)
+        await asyncio.to_thread(delete_session, info.path)
+
+    async def export(self, fmt: Literal["html", "jsonl"] = "html", path: str | None = None) -> ExportResult:
+        target = await asyncio.to_thread(export_session, self.session.manager, fmt, path)
+        return ExportResult(path=str(target), format=fmt)
+
+    async def answer_question(self, question_id: str, answer: QuestionAnswer | None) -> bool:
+        return self.session.ui.answer(question_id, answer)
+
+    # --- process-local --------------------------------------------------------------------------
+
+    @property
+    def extensions(self) -> ConnectionExtensions:
+        return self._extensions
+
+    def get_abort_signal(self) -> AbortSignal | None:
+        return self.session.abort_signal
+
+    def get_system_prompt_sync(self) -> str:
+        return self.session.system_prompt
+
+    # --- replacement ----------------------------------------------------------------------------
+
+    def _sessions_dir(self) -> Path:
+        return sessions_dir(self._options.agent_dir)
+
+    async def _replace(
+        self, manager: SessionManager, after_replace: AfterReplace | None, selected_text: str | None = None
+    ) -> ReplacedResult:
+        current = self.session
+        options = dataclasses.replace(
+            self._options,
+            manager=manager,
+            model=f"{current.model.provider}/{current.model.id}",
+            thinking=current.thinking_level,
+        )
+        replacement = await asyncio.to_thread(create_agent_session, options)
+        self._unsubscribe()
+        await current.dispose()
+        self.session = replacement
+        self._unsubscribe = replacement.subscribe(self._forward)
+        snap = snapshot(replacement)
+        self._emit(SessionReplaced(snap))
+        if after_replace is not None:
+            context = ReplacedClientContext(
+                send_user_message=lambda text: self.prompt(text),
+                notify=lambda message, level: self._emit(ClientNotice(message, _level(level))),
+                set_editor_text=lambda text: self._emit(ClientSetEditorText(text)),
+            )
+            outcome = after_replace(context)
+            if asyncio.iscoroutine(outcome):
+                await outcome
+        return ReplacedResult(selected_text=selected_text, snapshot=snap)
+
+
+def _level(level: str) -> Literal["info", "warning", "error"]:
+    return "warning" if level == "warning" else "error" if level == "error" else "info"

@@ -1,0 +1,105 @@
+"""The seam's vocabulary: connection events, the replaced-client context, and the unsupported error."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+from prime_jupyter.errors import PrimeError
+from prime_jupyter.protocol.events import SessionEvent
+from prime_jupyter.protocol.snapshot import AttachSnapshot
+
+__all__ = [
+    "AfterReplace",
+    "AgentConnectionUnsupportedError",
+    "ClientNotice",
+    "ClientSetEditorText",
+    "Closed",
+    "ConnectionEvent",
+    "ConnectionListener",
+    "ConnectionStatus",
+    "ReplacedClientContext",
+    "SessionEventReceived",
+    "SessionReplaced",
+]
+
+
+class AgentConnectionUnsupportedError(PrimeError):
+    """This connection cannot do that (a process-local handle over HTTP, or a feature the server lacks)."""
+
+    def __init__(self, message: str, feature: str) -> None:
+        super().__init__(message)
+        self.feature = feature
+
+
+@dataclass(frozen=True, slots=True)
+class SessionEventReceived:
+    event: SessionEvent
+    type: Literal["session_event"] = "session_event"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionReplaced:
+    """The connection now shows another session (new, switched or forked): redraw from the snapshot."""
+
+    snapshot: AttachSnapshot
+    type: Literal["session_replaced"] = "session_replaced"
+
+
+@dataclass(frozen=True, slots=True)
+class ClientNotice:
+    message: str
+    level: Literal["info", "warning", "error"] = "info"
+    type: Literal["client_notice"] = "client_notice"
+
+
+@dataclass(frozen=True, slots=True)
+class ClientSetEditorText:
+    text: str
+    type: Literal["client_set_editor_text"] = "client_set_editor_text"
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionStatus:
+    status: Literal["connected", "reconnecting"]
+    error: str | None = None
+    type: Literal["connection_status"] = "connection_status"
+
+
+@dataclass(frozen=True, slots=True)
+class Closed:
+    error: str | None = None
+    type: Literal["closed"] = "closed"
+
+
+ConnectionEvent: TypeAlias = (
+    SessionEventReceived | SessionReplaced | ClientNotice | ClientSetEditorText | ConnectionStatus | Closed
+)
+ConnectionListener: TypeAlias = Callable[[ConnectionEvent], None]
+
+
+class ReplacedClientContext:
+    """What an `after_replace` hook may do once a replacement took effect, and nothing else."""
+
+    def __init__(
+        self,
+        send_user_message: Callable[[str], Awaitable[object]],
+        notify: Callable[[str, str], None],
+        set_editor_text: Callable[[str], None],
+    ) -> None:
+        self._send = send_user_message
+        self._notify = notify
+        self._set_editor_text = set_editor_text
+
+    async def send_user_message(self, text: str) -> None:
+        await self._send(text)
+
+    def notify(self, message: str, level: str = "info") -> None:
+        self._notify(message, level)
+
+    def set_editor_text(self, text: str) -> None:
+        self._set_editor_text(text)
+
+
+AfterReplace: TypeAlias = Callable[[ReplacedClientContext], Awaitable[None] | None]

@@ -1,0 +1,65 @@
+"""Exporting a session: the transcript file itself (JSONL) or a self-contained HTML page to share."""
+
+from __future__ import annotations
+
+import html
+import json
+import shutil
+from pathlib import Path
+
+from prime_jupyter.ai.types import AssistantMessage, ImageContent, TextContent, ThinkingContent, ToolCall, UserMessage
+from prime_jupyter.runtime.views import branch_messages
+from prime_jupyter.sessions.manager import SessionManager
+
+__all__ = ["export_session"]
+
+_STYLE = """body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
+.m{margin:1rem 0;padding:.6rem .9rem;border-radius:8px;white-space:pre-wrap}.user{background:#eef3ff}
+.assistant{background:#f7f7f7}.toolResult{background:#fbfbf0;font-family:monospace;font-size:13px}
+.error{border-left:4px solid #c33}.call{font-family:monospace;font-size:13px;color:#555}
+details{color:#666}h1{font-size:1.2rem}img{max-width:100%}"""
+
+
+def export_session(manager: SessionManager, fmt: str, path: str | None = None) -> Path:
+    """Write the export and return where it went (default: beside the transcript, or the cwd)."""
+    manager.flush_now()
+    base = manager.path.with_suffix("") if manager.path else Path(manager.cwd) / manager.session_id
+    target = Path(path).expanduser() if path else base.with_suffix(f".{fmt}" if fmt == "html" else ".export.jsonl")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if fmt == "jsonl":
+        if manager.path is None:
+            raise ValueError("an in-memory session has no transcript to export as JSONL; export html instead")
+        shutil.copyfile(manager.path, target)
+    else:
+        target.write_text(_html(manager), encoding="utf-8")
+    return target
+
+
+def _html(manager: SessionManager) -> str:
+    messages, _ = branch_messages(manager)
+    title = html.escape(manager.name or f"Session {manager.session_id}")
+    body = [f"<h1>{title}</h1><p>{html.escape(manager.cwd)}</p>"]
+    for message in messages:
+        failed = getattr(message, "is_error", False) or getattr(message, "stop_reason", "") == "error"
+        error = " error" if failed else ""
+        body.append(f'<div class="m {message.role}{error}">{_content(message)}</div>')
+    return f"<!doctype html><meta charset=utf-8><title>{title}</title><style>{_STYLE}</style>{''.join(body)}"
+
+
+def _content(message: object) -> str:
+    if isinstance(message, UserMessage) and isinstance(message.content, str):
+        return html.escape(message.content)
+    parts: list[str] = []
+    for block in getattr(message, "content", []):
+        if isinstance(block, TextContent):
+            parts.append(html.escape(block.text))
+        elif isinstance(block, ThinkingContent):
+            parts.append(f"<details><summary>thinking</summary>{html.escape(block.thinking)}</details>")
+        elif isinstance(block, ToolCall):
+            args = html.escape(json.dumps(block.arguments, indent=2, ensure_ascii=False))
+            parts.append(f'<div class="call">{html.escape(block.name)}({args})</div>')
+        elif isinstance(block, ImageContent):
+            parts.append(f'<img src="data:{block.mime_type};base64,{block.data}">')
+    if isinstance(message, AssistantMessage) and message.error_message:
+        parts.append(f"<p><b>Error:</b> {html.escape(message.error_message)}</p>")
+    return "".join(parts)

@@ -1,0 +1,126 @@
+"""Read-only projections of a live session onto the wire models: state, transcript branch, tree, summaries.
+
+Shared by every way a front end reads a session (the in-process connection, the server's routes), so the
+numbers a user sees are computed one way.
+"""
+
+from __future__ import annotations
+
+from prime_jupyter.ai.models import supported_thinking_levels
+from prime_jupyter.ai.types import AssistantMessage, Message, TextContent, ToolResultMessage, UserMessage
+from prime_jupyter.protocol.chat_commands import TreeNode
+from prime_jupyter.protocol.requests import ModelRef, SessionSummary
+from prime_jupyter.protocol.snapshot import AttachSnapshot, ConnectionState, SessionView
+from prime_jupyter.runtime.agent_session import AgentSession
+from prime_jupyter.sessions.context import entry_message, to_llm_message
+from prime_jupyter.sessions.entries import MessageEntry
+from prime_jupyter.sessions.listing import SessionInfo
+from prime_jupyter.sessions.manager import SessionManager
+
+__all__ = ["branch_messages", "connection_state", "session_summary", "session_view", "snapshot"]
+
+
+def branch_messages(manager: SessionManager) -> tuple[list[Message], list[str]]:
+    """Every message on the root-to-leaf branch (compacted history included) with its entry id."""
+    messages: list[Message] = []
+    ids: list[str] = []
+    for entry in manager.path_to(manager.leaf_id):
+        message = entry_message(entry)
+        if message is not None:
+            messages.append(to_llm_message(message))
+            ids.append(entry.id)
+    return messages, ids
+
+
+def context_tokens(messages: list[Message]) -> int | None:
+    for message in reversed(messages):
+        if isinstance(message, AssistantMessage) and message.stop_reason not in ("error", "aborted"):
+            u = message.usage
+            return u.input + u.output + u.cache_read + u.cache_write
+    return None
+
+
+def connection_state(session: AgentSession) -> ConnectionState:
+    manager = session.manager
+    messages, _ = branch_messages(manager)
+    return ConnectionState(
+        session_id=session.session_id,
+        cwd=manager.cwd,
+        session_file=str(manager.path) if manager.path else None,
+        session_name=manager.name,
+        leaf_id=manager.leaf_id,
+        model=ModelRef(provider=session.model.provider, id=session.model.id),
+        thinking_level=session.thinking_level,
+        available_thinking_levels=list(supported_thinking_levels(session.model)),
+        is_streaming=session.is_running,
+        steering=session.steering.texts(),
+        follow_up=session.follow_ups.texts(),
+        message_count=len(messages),
+        context_tokens=context_tokens(messages),
+        context_window=session.model.context_window,
+    )
+
+
+def snapshot(session: AgentSession, cursor: int = 0) -> AttachSnapshot:
+    messages, ids = branch_messages(session.manager)
+    return AttachSnapshot(
+        state=connection_state(session),
+        messages=messages,
+        entry_ids=ids,
+        pending_questions=session.ui.pending(),
+        cursor=cursor,
+    )
+
+
+def session_view(manager: SessionManager, sessions_dir: str | None) -> SessionView:
+    labels = manager.labels
+    nodes = [
+        TreeNode(
+            id=entry.id,
+            parent_id=entry.parent_id,
+            type=entry.type,
+            timestamp=entry.timestamp,
+            role=entry.message.role if isinstance(entry, MessageEntry) else None,
+            preview=_preview(entry.message) if isinstance(entry, MessageEntry) else None,
+            label=labels.get(entry.id),
+        )
+        for entry in manager.entries
+    ]
+    return SessionView(
+        cwd=manager.cwd,
+        session_dir=sessions_dir,
+        session_name=manager.name,
+        leaf_id=manager.leaf_id,
+        nodes=nodes,
+    )
+
+
+def _preview(message: object, limit: int = 120) -> str | None:
+    if isinstance(message, UserMessage | AssistantMessage | ToolResultMessage):
+        text = message.text().strip().replace("\n", " ")
+        return text[:limit] if text else None
+    content = getattr(message, "summary", None) or getattr(message, "content", None)
+    if isinstance(content, str):
+        return content[:limit]
+    if isinstance(content, list):
+        joined = " ".join(b.text for b in content if isinstance(b, TextContent))
+        return joined[:limit] or None
+    return None
+
+
+def session_summary(info: SessionInfo, live: AgentSession | None = None) -> SessionSummary:
+    status = "running" if live is not None and live.is_running else "idle" if live is not None else "saved"
+    first = info.first_message.strip()
+    title = info.name or (first.splitlines()[0][:80] if first else info.id.replace("-", "")[-12:])
+    return SessionSummary(
+        session_id=info.id,
+        title=title,
+        name=info.name,
+        cwd=info.cwd,
+        path=str(info.path),
+        created_at=int(info.created.timestamp() * 1000),
+        updated_at=int(info.modified.timestamp() * 1000),
+        status=status,
+        message_count=info.message_count,
+        first_message=first[:200],
+    )
