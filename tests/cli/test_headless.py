@@ -163,3 +163,28 @@ def test_the_cli_imports_no_server_and_only_the_sdk_in_use(agent_dir: Path, llm:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "['openai']"
+
+
+def test_default_ipython_tool_runs_code_in_a_kernel(agent_dir: Path, llm: ScriptedLLMServer) -> None:
+    code = "import time\nfor i in range(3):\n    print('tick', i, flush=True)\n    time.sleep(0.3)\n6 * 7"
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="ipython", arguments={"code": code})]),
+        ScriptedTurn(blocks=[Text(text="The kernel says 42.")]),
+    )
+    done = prime(agent_dir, "--model", "scripted/m1", "--mode", "json", "-p", "compute 6*7")
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    updates = [line for line in lines if line["type"] == "tool_execution_update"]
+    streamed = [u["partialResult"]["content"][0]["text"] for u in updates if u["partialResult"]["content"]]
+    assert any("tick 0" in text and "tick 2" not in text for text in streamed)  # output arrived while running
+    result = json.dumps(llm.requests[1].body["messages"][-1])  # type: ignore[index]
+    assert "tick 2" in result and "42" in result
+    assert lines[-1]["type"] == "agent_end"
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="ipython", arguments={"code": "answer = 6 * 7\nprint(answer)"})]),
+        ScriptedTurn(blocks=[Text(text="It printed 42.")]),
+    )
+    printed = prime(agent_dir, "--model", "scripted/m1", "-p", "print it")  # print mode, default tools
+    assert printed.returncode == 0, printed.stderr
+    assert printed.stdout == "It printed 42.\n"
+    assert "42" in json.dumps(llm.requests[3].body["messages"][-1])  # type: ignore[index]
