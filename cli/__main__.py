@@ -11,6 +11,9 @@ import os
 import sys
 from pathlib import Path
 
+from prime_jupyter.ai.types import ImageContent
+from prime_jupyter.connection.base import AgentConnection
+
 from .args import build_parser
 from .prompt_input import PromptError, assemble_prompt
 
@@ -31,17 +34,35 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_usage(sys.stderr)
         print("error: give a prompt, e.g. jupyter prime -p 'what is in this folder?'", file=sys.stderr)
         return 2
-    code: int = asyncio.run(_run(args, prompt.text, list(prompt.images), cwd))
+    code: int = asyncio.run(_run(args, prompt.text, prompt.images, cwd))
     return code
 
 
-async def _run(args: object, text: str, images: list[object], cwd: Path) -> int:
+async def _run(args: object, text: str, images: list[ImageContent], cwd: Path) -> int:
     from prime_jupyter.errors import PrimeError
-    from prime_jupyter.runtime.factory import SessionMode, SessionOptions, create_agent_session
 
     from .headless import run_headless
 
-    ns = vars(args)
+    try:
+        connection = _connect(vars(args), cwd)
+    except PrimeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    try:
+        code: int = await run_headless(connection, text, images, vars(args)["mode"] == "json")
+        return code
+    except PrimeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        await connection.dispose()
+
+
+def _connect(ns: dict[str, object], cwd: Path) -> AgentConnection:
+    """The one place the CLI reaches the runtime: build an in-process connection."""
+    from prime_jupyter.connection.in_process import InProcessAgentConnection
+    from prime_jupyter.runtime.factory import SessionMode, SessionOptions
+
     mode: SessionMode = "new"
     if ns["resume"]:
         mode = "resume"
@@ -49,30 +70,23 @@ async def _run(args: object, text: str, images: list[object], cwd: Path) -> int:
         mode = "continue"
     elif ns["no_session"]:
         mode = "none"
+    tools = ns["tools"]
     options = SessionOptions(
         cwd=cwd,
-        model=ns["model"],
-        thinking=ns["thinking"],
-        tools=[t.strip() for t in ns["tools"].split(",") if t.strip()] if ns["tools"] else None,
-        system_prompt=ns["system_prompt"],
-        append_system_prompt=ns["append_system_prompt"],
+        model=_opt(ns["model"]),
+        thinking=ns["thinking"],  # type: ignore[arg-type]
+        tools=[t.strip() for t in tools.split(",") if t.strip()] if isinstance(tools, str) else None,
+        system_prompt=_opt(ns["system_prompt"]),
+        append_system_prompt=_opt(ns["append_system_prompt"]),
         context_files=not ns["no_context_files"],
         mode=mode,
-        resume=ns["resume"],
+        resume=_opt(ns["resume"]),
     )
-    try:
-        session = create_agent_session(options)
-    except PrimeError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    try:
-        code: int = await run_headless(session, text, images, ns["mode"] == "json")
-        return code
-    except PrimeError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    finally:
-        await session.dispose()
+    return InProcessAgentConnection.create(options)
+
+
+def _opt(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 if __name__ == "__main__":

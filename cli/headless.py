@@ -1,14 +1,18 @@
-"""Print and JSON modes: run one prompt to completion without a terminal UI."""
+"""Print and JSON modes: run one prompt to completion through an `AgentConnection`, without a UI."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import signal
 import sys
 from typing import TextIO
 
-from prime_jupyter.protocol.codec import event_to_json, to_wire
-from prime_jupyter.protocol.events import AgentEnd, SessionEvent
+from prime_jupyter.ai.types import AssistantMessage, ImageContent
+from prime_jupyter.connection.base import AgentConnection
+from prime_jupyter.connection.types import ConnectionEvent, SessionEventReceived
+from prime_jupyter.protocol.codec import event_to_json
+from prime_jupyter.protocol.events import AgentEnd
 
 __all__ = ["run_headless"]
 
@@ -31,32 +35,34 @@ class _JsonWriter:
         self._out.flush()
 
 
-async def run_headless(session: object, text: str, images: list[object], json_mode: bool) -> int:
-    """Run the prompt; print the answer (or events); return the exit code."""
-    from prime_jupyter.ai.types import AssistantMessage, ImageContent
-    from prime_jupyter.runtime.agent_session import AgentSession
-
-    assert isinstance(session, AgentSession)
+async def run_headless(connection: AgentConnection, text: str, images: list[ImageContent], json_mode: bool) -> int:
+    """Run the prompt; print the answer (or every event as a JSON line); return the exit code."""
     writer = _JsonWriter(sys.stdout)
-    last: list[AssistantMessage] = []
+    finals: list[AssistantMessage] = []
+    done = asyncio.Event()
 
-    def on_event(event: SessionEvent) -> None:
+    def on_event(event: ConnectionEvent) -> None:
+        if not isinstance(event, SessionEventReceived):
+            return
         if json_mode:
-            writer.line(event_to_json(event))
-        if isinstance(event, AgentEnd):
-            last[:] = [m for m in event.messages if isinstance(m, AssistantMessage)][-1:]
+            writer.line(event_to_json(event.event))
+        if isinstance(event.event, AgentEnd):
+            finals[:] = [m for m in event.event.messages if isinstance(m, AssistantMessage)][-1:]
+            done.set()
 
     if json_mode:
-        writer.line(_dumps(to_wire(session.manager.header)))
-    session.subscribe(on_event)
+        view = await connection.get_session_view()
+        writer.line(json.dumps(view.header, ensure_ascii=False, separators=(",", ":")))
+    connection.subscribe(on_event)
     loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGINT, lambda: asyncio.ensure_future(session.abort()))
+    loop.add_signal_handler(signal.SIGINT, lambda: asyncio.ensure_future(connection.abort()))
     try:
-        await session.prompt(text, [i for i in images if isinstance(i, ImageContent)] or None)
+        await connection.prompt(text, images or None)
+        await connection.wait_for_idle()
     finally:
         loop.remove_signal_handler(signal.SIGINT)
         sys.stdout.flush()
-    final = last[0] if last else None
+    final = finals[0] if finals else None
     if final is None or final.stop_reason in ("error", "aborted"):
         reason = final.error_message if final is not None else "the run produced no answer"
         print(f"error: {reason}", file=sys.stderr)
@@ -64,9 +70,3 @@ async def run_headless(session: object, text: str, images: list[object], json_mo
     if not json_mode:
         print(final.text())
     return 0
-
-
-def _dumps(value: object) -> str:
-    import json
-
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

@@ -46,9 +46,15 @@ from prime_jupyter.protocol.snapshot import (
 from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.runtime.export import export_session
 from prime_jupyter.runtime.factory import SessionOptions, create_agent_session, sessions_dir
-from prime_jupyter.runtime.views import branch_messages, connection_state, session_summary, session_view, snapshot
-from prime_jupyter.sessions.listing import delete_session, find_session, list_sessions, rename_session
-from prime_jupyter.sessions.manager import SessionManager
+from prime_jupyter.runtime.library import (
+    SessionManager,
+    create_manager,
+    delete_saved,
+    list_summaries,
+    open_manager,
+    rename_saved,
+)
+from prime_jupyter.runtime.views import branch_messages, connection_state, session_view, snapshot
 
 __all__ = ["InProcessAgentConnection"]
 
@@ -140,9 +146,8 @@ class InProcessAgentConnection:
 
     async def list_sessions(self, scope: Literal["current", "all"] = "current") -> SessionsResult:
         cwd = self.session.manager.cwd if scope == "current" else None
-        infos = await asyncio.to_thread(list_sessions, self._sessions_dir(), cwd)
         live = {self.session.session_id: self.session}
-        return SessionsResult(sessions=[session_summary(i, live.get(i.id)) for i in infos])
+        return SessionsResult(sessions=await asyncio.to_thread(list_summaries, self._sessions_dir(), cwd, live))
 
     # --- prompting ------------------------------------------------------------------------------
 
@@ -205,7 +210,7 @@ class InProcessAgentConnection:
     async def new_session(
         self, seed_messages: list[SeedMessage] | None = None, after_replace: AfterReplace | None = None
     ) -> ReplacedResult:
-        manager = SessionManager.create(self.session.manager.cwd, self._sessions_dir())
+        manager = create_manager(self.session.manager.cwd, self._sessions_dir())
         model = self.session.model
         for seed in seed_messages or []:
             if seed.role == "user":
@@ -219,8 +224,7 @@ class InProcessAgentConnection:
         return await self._replace(manager, after_replace)
 
     async def switch_session(self, session: str, after_replace: AfterReplace | None = None) -> ReplacedResult:
-        info = await asyncio.to_thread(find_session, self._sessions_dir(), session)
-        manager = await asyncio.to_thread(SessionManager.open, info.path)
+        manager = await asyncio.to_thread(open_manager, self._sessions_dir(), session)
         return await self._replace(manager, after_replace)
 
     async def fork(
@@ -243,14 +247,12 @@ class InProcessAgentConnection:
         if session_id is None or session_id == self.session.session_id:
             self.session.set_name(name)
             return
-        info = await asyncio.to_thread(find_session, self._sessions_dir(), session_id)
-        await asyncio.to_thread(rename_session, info.path, name)
+        await asyncio.to_thread(rename_saved, self._sessions_dir(), session_id, name)
 
     async def delete_session(self, session_id: str) -> None:
         if session_id == self.session.session_id:
             raise SessionError("this session is open here: switch to another one before deleting it")
-        info = await asyncio.to_thread(find_session, self._sessions_dir(), session_id)
-        await asyncio.to_thread(delete_session, info.path)
+        await asyncio.to_thread(delete_saved, self._sessions_dir(), session_id)
 
     async def export(self, fmt: Literal["html", "jsonl"] = "html", path: str | None = None) -> ExportResult:
         target = await asyncio.to_thread(export_session, self.session.manager, fmt, path)

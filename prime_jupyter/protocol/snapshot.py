@@ -125,6 +125,8 @@ class SessionView(WireModel):
     session_name: str | None = None
     leaf_id: str | None = None
     nodes: list[TreeNode] = Field(default_factory=list)
+    header: dict[str, JsonValue] = Field(default_factory=dict)
+    """The transcript's header line (`{"type": "session", "version", "id", "timestamp", "cwd", ...}`)."""
 
 
 COMMAND_RESULTS: dict[str, type[WireModel]] = {

@@ -78,7 +78,7 @@ REVISIONS: dict[int, str] = {
     1: "protocol 1: chat frames, chat routes, connection commands, hydration",
 }
 SCHEMA_FINGERPRINTS: dict[int, str] = {
-    1: "2f0efe5cf496",
+    1: "2d2948993ec5",
 }
 """`schema.schema_fingerprint()` of each revision's exported schema."""
 

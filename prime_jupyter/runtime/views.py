@@ -92,6 +92,7 @@ def session_view(manager: SessionManager, sessions_dir: str | None) -> SessionVi
         session_name=manager.name,
         leaf_id=manager.leaf_id,
         nodes=nodes,
+        header=manager.header.model_dump(mode="json", by_alias=True, exclude_none=True),
     )
 
 
