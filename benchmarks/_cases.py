@@ -1,0 +1,130 @@
+"""The scripted tasks and how each figure is read off one run.
+
+Times come from two sources on the same wall clock: the tap in front of the scripted server (request
+and response bytes) and the benchmark's own stamps of each stdout line of the agent (tool start/end).
+"""
+
+from __future__ import annotations
+
+from statistics import median
+
+from _child import ChildRun, TapTimes
+
+from prime_jupyter.testing import Script, ScriptedTurn, Text, ToolCall
+
+__all__ = [
+    "STREAM_DELTAS",
+    "answer_script",
+    "delta_lines",
+    "launch_s",
+    "median_or_nan",
+    "problem",
+    "stream_rate",
+    "stream_script",
+    "tool_spans",
+    "tool_task_script",
+    "turn_gaps_ms",
+]
+
+STREAM_DELTAS = 20_000
+
+_TOOL_CALLS: list[tuple[str, dict[str, object]]] = [
+    ("write", {"path": "notes.txt", "content": "alpha\nbeta\ngamma\n"}),
+    ("read", {"path": "notes.txt"}),
+    ("edit", {"path": "notes.txt", "edits": [{"oldText": "beta", "newText": "BETA"}]}),
+    ("bash", {"command": "echo one"}),
+    ("read", {"path": "notes.txt"}),
+    ("write", {"path": "data.csv", "content": "a,b\n1,2\n"}),
+    ("edit", {"path": "data.csv", "edits": [{"oldText": "1,2", "newText": "3,4"}]}),
+    ("bash", {"command": "cat data.csv"}),
+    ("read", {"path": "data.csv"}),
+    ("bash", {"command": "echo done"}),
+]
+
+
+def tool_task_script() -> Script:
+    """Ten turns that each call one cheap tool (bash, read, write, edit), then a final answer."""
+    turns = [
+        ScriptedTurn(blocks=[Text(text=f"Step {i + 1}.", chunks=2), ToolCall(name=name, arguments=args, chunks=3)])
+        for i, (name, args) in enumerate(_TOOL_CALLS)
+    ]
+    return Script(turns=[*turns, ScriptedTurn(blocks=[Text(text="All ten steps are done.", chunks=6)])])
+
+
+def stream_script() -> Script:
+    """One answer of `STREAM_DELTAS` one-character text deltas."""
+    return Script(turns=[ScriptedTurn(blocks=[Text(text="x" * STREAM_DELTAS, chunks=STREAM_DELTAS)])])
+
+
+def answer_script() -> Script:
+    """One short answer: the whole task of the launch and resume runs."""
+    return Script(turns=[ScriptedTurn(blocks=[Text(text="ok", chunks=1)])])
+
+
+def _tool_events(run: ChildRun) -> tuple[list[tuple[str, float]], dict[str, float], int]:
+    starts: list[tuple[str, float]] = []
+    ends: dict[str, float] = {}
+    errors = 0
+    for stamp, event in run.events():
+        kind, call_id = event.get("type"), str(event.get("toolCallId"))
+        if kind == "tool_execution_start":
+            starts.append((call_id, stamp))
+        elif kind == "tool_execution_end":
+            ends[call_id] = stamp
+            errors += event.get("isError") is True
+    return starts, ends, errors
+
+
+def tool_spans(run: ChildRun) -> list[float]:
+    """Each tool call's run time as seen on stdout (start line to end line), in call order."""
+    starts, ends, _ = _tool_events(run)
+    return [ends[call_id] - start for call_id, start in starts if call_id in ends]
+
+
+def launch_s(run: ChildRun, taps: TapTimes) -> float:
+    """Process spawn to the first request fully received by the provider."""
+    return taps.ends[0] - run.spawned_at
+
+
+def turn_gaps_ms(run: ChildRun, taps: TapTimes) -> list[float]:
+    """For each turn k: request k+1 received - response k's last byte sent - turn k's tool time."""
+    spans = tool_spans(run)
+    gaps: list[float] = []
+    for k in range(len(taps.ends) - 1):
+        response_end = taps.response_ends[k]
+        if response_end is not None:
+            tool = spans[k] if k < len(spans) else 0.0
+            gaps.append((taps.ends[k + 1] - response_end - tool) * 1000)
+    return gaps
+
+
+def stream_rate(run: ChildRun, taps: TapTimes) -> float:
+    """Deltas per second: first request received to the last stdout line of the run."""
+    return STREAM_DELTAS / (run.lines[-1][0] - taps.ends[0])
+
+
+def delta_lines(run: ChildRun) -> int:
+    """How many text-delta events the JSON output carried (a check that nothing was coalesced)."""
+    count = 0
+    for _, event in run.events():
+        inner = event.get("assistantMessageEvent")
+        count += event.get("type") == "message_update" and isinstance(inner, dict) and inner.get("type") == "text_delta"
+    return count
+
+
+def problem(run: ChildRun, taps: TapTimes, requests: int, json_mode: bool) -> str | None:
+    """Why this run cannot be counted, or None when it did what the script asked."""
+    if run.exit_code != 0:
+        return f"exit code {run.exit_code}: {run.stderr.strip()[-400:]}"
+    if len(taps.ends) != requests or any(outcome != "completed" for outcome in taps.outcomes):
+        return f"{len(taps.ends)} requests (expected {requests}), outcomes {taps.outcomes}: {run.stderr[-400:]}"
+    if not run.lines:
+        return "no output"
+    if json_mode and (errors := _tool_events(run)[2]):
+        return f"{errors} tool calls failed"
+    return None
+
+
+def median_or_nan(values: list[float]) -> float:
+    """The median, or NaN for no values (a figure that could not be measured)."""
+    return median(values) if values else float("nan")

