@@ -6,8 +6,13 @@ it first streams), no kernel machinery unless the `ipython` tool is selected.
 
 from __future__ import annotations
 
-import asyncio
 import os
+
+# pydantic looks up plugins through package metadata (about 20 ms) unless told there are none.
+os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+
+import asyncio
+import gc
 import sys
 from pathlib import Path
 
@@ -21,6 +26,9 @@ __all__ = ["main"]
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Start-up allocates a lot and frees little (imports, a resumed transcript): collecting then is
+    # wasted work. The collector comes back, with all of that frozen, once the first answer streams.
+    gc.disable()
     parser = build_parser()
     args = parser.parse_args(argv)
     stdin_text = None if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import signal
 import sys
@@ -44,6 +45,9 @@ async def run_headless(connection: AgentConnection, text: str, images: list[Imag
     def on_event(event: ConnectionEvent) -> None:
         if not isinstance(event, SessionEventReceived):
             return
+        if not gc.isenabled() and event.event.type in ("message_start", "agent_end"):
+            gc.freeze()  # what start-up built lives as long as the process: never scan it again
+            gc.enable()
         if json_mode:
             writer.line(event_to_json(event.event))
         if isinstance(event.event, AgentEnd):
@@ -62,6 +66,7 @@ async def run_headless(connection: AgentConnection, text: str, images: list[Imag
     finally:
         loop.remove_signal_handler(signal.SIGINT)
         sys.stdout.flush()
+        gc.enable()
     final = finals[0] if finals else None
     if final is None or final.stop_reason in ("error", "aborted"):
         reason = final.error_message if final is not None else "the run produced no answer"

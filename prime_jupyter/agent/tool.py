@@ -8,6 +8,7 @@ error tool result the model sees; a tool never crashes the loop.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeAlias, TypeVar
@@ -40,9 +41,15 @@ class AgentTool(Generic[P]):
     execution_mode: Literal["sequential", "parallel"] = "sequential"
 
     def spec(self) -> ToolSpec:
-        schema = self.parameters.model_json_schema()
-        schema.pop("title", None)
-        return ToolSpec(name=self.name, description=self.description, parameters=schema)
+        """What the provider is told; built once per tool (a JSON Schema costs about a millisecond)."""
+        return _spec(self.name, self.description, self.parameters)
+
+
+@functools.lru_cache(maxsize=256)
+def _spec(name: str, description: str, parameters: type[BaseModel]) -> ToolSpec:
+    schema = parameters.model_json_schema()
+    schema.pop("title", None)
+    return ToolSpec(name=name, description=description, parameters=schema)
 
 
 AnyTool: TypeAlias = AgentTool[Any]

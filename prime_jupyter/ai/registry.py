@@ -46,7 +46,7 @@ def agent_dir() -> Path:
 
 
 class _Custom(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore", defer_build=True)
 
 
 class _CustomModel(_Custom):

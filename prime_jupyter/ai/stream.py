@@ -231,8 +231,10 @@ class AssistantMessageEventStream:
         finally:
             if self._unsubscribe:
                 self._unsubscribe()
-            if not self._task.done():
-                self._task.cancel()
+            if self._final is None and not self._task.done():
+                self._task.cancel()  # the consumer stopped early: close the stream
+            # after done/error the provider may still be reading the response's tail so the HTTP
+            # connection goes back to the pool; let it finish.
 
     async def result(self) -> AssistantMessage:
         if self._final is None:

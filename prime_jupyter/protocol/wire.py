@@ -15,7 +15,7 @@ __all__ = ["WireModel", "dump", "dump_json"]
 
 
 class WireModel(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore", defer_build=True)
 
 
 def dump(model: BaseModel) -> dict[str, JsonValue]:

@@ -14,7 +14,7 @@ from prime_jupyter.runtime.resources import PromptOptions, build_system_prompt
 from prime_jupyter.runtime.settings import Settings, load_settings
 from prime_jupyter.runtime.tool_set import DEFAULT_TOOLS, KernelConfig, build_tool_set
 from prime_jupyter.sessions.context import SessionContext
-from prime_jupyter.sessions.listing import find_session, most_recent
+from prime_jupyter.sessions.listing import find_session, most_recent_path
 from prime_jupyter.sessions.manager import SessionManager
 from prime_jupyter.tools.ask import make_ask_tool
 
@@ -103,9 +103,9 @@ def _open_manager(options: SessionOptions, home: Path, cwd: Path) -> SessionMana
             raise SessionNotFoundError("--resume needs a session id, id prefix or path")
         return SessionManager.open(find_session(directory, options.resume).path)
     if options.mode == "continue":
-        latest = most_recent(directory, str(cwd))
+        latest = most_recent_path(directory, str(cwd))
         if latest is not None:
-            return SessionManager.open(latest.path)
+            return SessionManager.open(latest)
     return SessionManager.create(cwd, directory)
 
 

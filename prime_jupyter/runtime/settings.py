@@ -19,7 +19,7 @@ __all__ = ["CompactionSettings", "KernelSettings", "RetrySettings", "Settings", 
 
 
 class _S(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore", defer_build=True)
 
 
 class CompactionSettings(_S):

@@ -68,7 +68,7 @@ def iso_now() -> str:
 
 
 class _WireModel(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore", defer_build=True)
 
 
 # --- messages only transcripts know -------------------------------------------------------------

@@ -196,9 +196,27 @@ def list_sessions(sessions_dir: str | os.PathLike[str], cwd: str | os.PathLike[s
 
 
 def most_recent(sessions_dir: str | os.PathLike[str], cwd: str | os.PathLike[str]) -> SessionInfo | None:
-    """The most recently modified session started in `cwd` (for `--continue`)."""
-    sessions = list_sessions(sessions_dir, cwd)
-    return sessions[0] if sessions else None
+    """The most recently modified session started in `cwd`, with its listing details."""
+    path = most_recent_path(sessions_dir, cwd)
+    return read_session_info(path) if path is not None else None
+
+
+def most_recent_path(sessions_dir: str | os.PathLike[str], cwd: str | os.PathLike[str]) -> Path | None:
+    """The transcript to `--continue` in `cwd`: the newest by modification time, judged from headers alone
+    (a long session is read once, by whoever opens it, not also here)."""
+    wanted = os.path.abspath(cwd)
+    newest: tuple[float, Path] | None = None
+    for file in _files(Path(sessions_dir)):
+        try:
+            with file.open("rb") as handle:
+                header = _parse(handle.readline())
+            modified = file.stat().st_mtime
+        except OSError:
+            continue
+        if header and header.get("type") == "session" and header.get("cwd") == wanted:
+            if newest is None or modified > newest[0]:
+                newest = (modified, file)
+    return newest[1] if newest else None
 
 
 def _compact(session_id: str) -> str:

@@ -6,7 +6,6 @@ import asyncio
 import time
 
 import pytest
-from conftest import scripted_model
 from pydantic import BaseModel
 
 from prime_jupyter.agent.loop import LoopConfig, run_loop
@@ -17,6 +16,7 @@ from prime_jupyter.ai.stream import StreamOptions
 from prime_jupyter.ai.types import AssistantMessage, Message, ToolResultMessage, UserMessage
 from prime_jupyter.protocol.events import SessionEvent
 from prime_jupyter.testing import CutStream, HttpError, ScriptedLLMServer, ScriptedTurn, Text, ToolCall
+from prime_jupyter.testing.models import scripted_model
 
 
 class Args(BaseModel):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from conftest import APIS, scripted_model
 
 from prime_jupyter.ai.abort import AbortController
 from prime_jupyter.ai.events import AssistantMessageEvent, ErrorEvent
@@ -24,6 +23,7 @@ from prime_jupyter.testing import (
     ToolCall,
     Usage,
 )
+from prime_jupyter.testing.models import APIS, scripted_model
 
 CTX = Context(
     system_prompt="be brief",

@@ -29,7 +29,8 @@ def test_blank_path_is_refused() -> None:
 
 
 def test_display_path_is_relative_inside_cwd_and_absolute_outside() -> None:
-    shown = (display_path(Path("/home/u/proj/a/b.py"), "/home/u/proj"), display_path(Path("/etc/hosts"), "/home/u/proj"))
+    cwd = "/home/u/proj"
+    shown = (display_path(Path("/home/u/proj/a/b.py"), cwd), display_path(Path("/etc/hosts"), cwd))
     assert shown == ("a/b.py", "/etc/hosts")
 
 

@@ -7,9 +7,10 @@ and parse events themselves with `json.loads`. Lines split on "\\n" only (style 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterable, AsyncIterator
 
-__all__ = ["iter_sse"]
+__all__ = ["drain", "iter_sse"]
 
 
 async def iter_sse(chunks: AsyncIterable[bytes]) -> AsyncIterator[tuple[str, str]]:
@@ -45,3 +46,17 @@ def _parse_block(block: bytes) -> tuple[str, str] | None:
     if not data:
         return None
     return event, "\n".join(data)
+
+
+async def drain(chunks: AsyncIterator[bytes], timeout_s: float = 5.0) -> None:
+    """Read a response to its end after the last event, so its connection can be reused. A server that
+    keeps the body open longer loses the connection instead (closing it is all that is left to do)."""
+
+    async def _read() -> None:
+        async for _ in chunks:
+            pass
+
+    try:
+        await asyncio.wait_for(_read(), timeout_s)
+    except (TimeoutError, Exception):
+        return

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from pydantic import JsonValue
 
 from prime_jupyter.ai.models import Model, anthropic_effort, anthropic_thinking_budget
-from prime_jupyter.ai.providers._sse import iter_sse
+from prime_jupyter.ai.providers._sse import drain, iter_sse
 from prime_jupyter.ai.providers._transform import normalize_messages, safe_tool_id
 from prime_jupyter.ai.types import (
     AssistantMessage,
@@ -60,7 +60,9 @@ async def stream_provider(model: Model, context: Context, options: StreamOptions
     create = client.messages.with_streaming_response.create
     async with create(**body, extra_headers=options.headers) as resp:  # type: ignore[call-overload]
         emit.message.response_id = resp.headers.get("request-id")
-        await _consume(iter_sse(resp.http_response.aiter_raw()), emit)
+        raw = resp.http_response.aiter_raw()
+        await _consume(iter_sse(raw), emit)
+        await drain(raw)
 
 
 def build_request(model: Model, context: Context, options: StreamOptions) -> Json:

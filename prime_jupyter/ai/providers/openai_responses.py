@@ -9,7 +9,7 @@ from pydantic import JsonValue
 
 from prime_jupyter.ai.models import Model, openai_reasoning_effort
 from prime_jupyter.ai.providers._openai_common import client_for, data_url, result_images, result_text
-from prime_jupyter.ai.providers._sse import iter_sse
+from prime_jupyter.ai.providers._sse import drain, iter_sse
 from prime_jupyter.ai.providers._transform import normalize_messages
 from prime_jupyter.ai.types import AssistantMessage, Context, ImageContent, Message, TextContent, ToolCall, UserMessage
 
@@ -26,7 +26,9 @@ async def stream_provider(model: Model, context: Context, options: StreamOptions
     body = build_request(model, context, options)
     create = client.responses.with_streaming_response.create
     async with create(**body, extra_headers=options.headers) as resp:  # type: ignore[call-overload]
-        await _consume(resp.http_response.aiter_raw(), emit)
+        raw = resp.http_response.aiter_raw()
+        await _consume(raw, emit)
+        await drain(raw)
 
 
 def build_request(model: Model, context: Context, options: StreamOptions) -> Json:
