@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Literal
 
 from prime_jupyter.ai.abort import AbortSignal
-from prime_jupyter.ai.models import supported_thinking_levels
 from prime_jupyter.ai.types import AssistantMessage, ImageContent, TextContent, UserMessage
 from prime_jupyter.connection.base import ConnectionExtensions, StreamingBehavior
 from prime_jupyter.connection.types import (
@@ -31,7 +30,7 @@ from prime_jupyter.errors import SessionError
 from prime_jupyter.protocol.chat_commands import CompactResult, ExportResult
 from prime_jupyter.protocol.events import SessionEvent
 from prime_jupyter.protocol.questions import QuestionAnswer
-from prime_jupyter.protocol.requests import ModelInfo, ModelRef, ModelsResponse, SeedMessage
+from prime_jupyter.protocol.requests import ModelRef, ModelsResponse, SeedMessage
 from prime_jupyter.protocol.snapshot import (
     AttachSnapshot,
     ConnectionState,
@@ -54,7 +53,7 @@ from prime_jupyter.runtime.library import (
     open_manager,
     rename_saved,
 )
-from prime_jupyter.runtime.views import branch_messages, connection_state, session_view, snapshot
+from prime_jupyter.runtime.views import branch_messages, connection_state, model_infos, session_view, snapshot
 
 __all__ = ["InProcessAgentConnection"]
 
@@ -126,23 +125,8 @@ class InProcessAgentConnection:
         return session_view(self.session.manager, str(self._sessions_dir()))
 
     async def get_available_models(self) -> ModelsResponse:
-        registry = self.session.registry
-        models = [
-            ModelInfo(
-                provider=m.provider,
-                id=m.id,
-                name=m.name,
-                reasoning=m.reasoning,
-                images=m.accepts_images,
-                context_window=m.context_window,
-                max_tokens=m.max_tokens,
-                thinking_levels=list(supported_thinking_levels(m)),
-                available=registry.has_key(m.provider),
-            )
-            for m in registry.models
-        ]
         current = ModelRef(provider=self.session.model.provider, id=self.session.model.id)
-        return ModelsResponse(models=models, current=current)
+        return ModelsResponse(models=model_infos(self.session.registry), current=current)
 
     async def list_sessions(self, scope: Literal["current", "all"] = "current") -> SessionsResult:
         cwd = self.session.manager.cwd if scope == "current" else None

@@ -7,9 +7,10 @@ numbers a user sees are computed one way.
 from __future__ import annotations
 
 from prime_jupyter.ai.models import supported_thinking_levels
+from prime_jupyter.ai.registry import ModelRegistry
 from prime_jupyter.ai.types import AssistantMessage, Message, TextContent, ToolResultMessage, UserMessage
 from prime_jupyter.protocol.chat_commands import TreeNode
-from prime_jupyter.protocol.requests import ModelRef, SessionSummary
+from prime_jupyter.protocol.requests import ModelInfo, ModelRef, SessionSummary
 from prime_jupyter.protocol.snapshot import AttachSnapshot, ConnectionState, SessionView
 from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.sessions.context import entry_message, to_llm_message
@@ -17,7 +18,7 @@ from prime_jupyter.sessions.entries import MessageEntry
 from prime_jupyter.sessions.listing import SessionInfo
 from prime_jupyter.sessions.manager import SessionManager
 
-__all__ = ["branch_messages", "connection_state", "session_summary", "session_view", "snapshot"]
+__all__ = ["branch_messages", "connection_state", "model_infos", "session_summary", "session_view", "snapshot"]
 
 
 def branch_messages(manager: SessionManager) -> tuple[list[Message], list[str]]:
@@ -125,3 +126,22 @@ def session_summary(info: SessionInfo, live: AgentSession | None = None) -> Sess
         message_count=info.message_count,
         first_message=first[:200],
     )
+
+
+def model_infos(registry: ModelRegistry) -> list[ModelInfo]:
+    """Every model the registry knows, marked available when its provider has a key."""
+    keys = {provider: registry.has_key(provider) for provider in registry.providers()}
+    return [
+        ModelInfo(
+            provider=m.provider,
+            id=m.id,
+            name=m.name,
+            reasoning=m.reasoning,
+            images=m.accepts_images,
+            context_window=m.context_window,
+            max_tokens=m.max_tokens,
+            thinking_levels=list(supported_thinking_levels(m)),
+            available=keys.get(m.provider, False),
+        )
+        for m in registry.models
+    ]
