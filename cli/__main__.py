@@ -29,6 +29,11 @@ def main(argv: list[str] | None = None) -> int:
     # Start-up allocates a lot and frees little (imports, a resumed transcript): collecting then is
     # wasted work. The collector comes back, with all of that frozen, once the first answer streams.
     gc.disable()
+    words = sys.argv[1:] if argv is None else argv
+    if words[:1] == ["attach"]:  # `jupyter prime attach ...`: a session in a running Jupyter server
+        from .attach import main as attach_main
+
+        return attach_main(words[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     stdin_text = None if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()

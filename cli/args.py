@@ -14,7 +14,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="jupyter prime",
         description="Prime: a Jupyter-native AI agent. Give a prompt with -p to run one task and print the answer.",
         epilog="Examples:\n  jupyter prime -p 'summarise data.csv' @data.csv\n  "
-        "git diff | jupyter prime -p 'review this diff' --tools read,bash\n  jupyter prime -c -p 'and now plot it'",
+        "git diff | jupyter prime -p 'review this diff' --tools read,bash\n  jupyter prime -c -p 'and now plot it'"
+        "\n\nIn a running Jupyter server: jupyter prime attach -p 'prompt' (see jupyter prime attach --help)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("messages", nargs="*", help="the prompt; @path arguments inline that file")

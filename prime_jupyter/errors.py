@@ -10,6 +10,7 @@ exceptions (design.md D2). Messages say what to do.
     ├── SessionError           a transcript that cannot be opened, found or written
     │   └── SessionNotFoundError
     ├── ToolError              a tool failed; its message becomes the tool result the model sees
+    ├── ServerUnavailableError a Jupyter server could not be reached (worth retrying)
     ├── KernelError            a kernel could not be started or used
     │   └── KernelDiedError    the kernel process went away (crash, os._exit, out of memory)
     └── BusyError              an operation that needs an idle session was asked while a run is going
@@ -25,6 +26,7 @@ __all__ = [
     "MissingApiKeyError",
     "ModelNotFoundError",
     "PrimeError",
+    "ServerUnavailableError",
     "SessionError",
     "SessionNotFoundError",
     "ToolError",
@@ -63,6 +65,10 @@ class SessionNotFoundError(SessionError):
 
 class ToolError(PrimeError):
     """A tool failed; the message is shown to the model as an error tool result."""
+
+
+class ServerUnavailableError(PrimeError):
+    """The Jupyter server did not answer or answered that it is not available; trying again may work."""
 
 
 class KernelError(PrimeError):

@@ -78,7 +78,7 @@ REVISIONS: dict[int, str] = {
     1: "protocol 1: chat frames, chat routes, connection commands, hydration",
 }
 SCHEMA_FINGERPRINTS: dict[int, str] = {
-    1: "2d2948993ec5",
+    1: "4f8f4f6c43b8",
 }
 """`schema.schema_fingerprint()` of each revision's exported schema."""
 

@@ -1,36 +1,52 @@
-"""The AgentConnection suite runs against every implementation through the `connection` fixture."""
+"""The AgentConnection suite runs against every implementation through the `connection` fixture.
+
+`in-process`: the runtime in the test's process. `http`: an `HttpAgentConnection` to a session in a
+real `jupyter server` subprocess with the extension (one server for all of them; each test points the
+server's agent home at its own scripted LLM server before it creates its session).
+"""
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
 import pytest_asyncio
 
+from prime_jupyter.connection.http import HttpAgentConnection
 from prime_jupyter.connection.in_process import InProcessAgentConnection
+from prime_jupyter.protocol.requests import ModelRef
 from prime_jupyter.runtime.factory import SessionOptions
 from prime_jupyter.testing import ScriptedLLMServer
-
-
-def write_agent_dir(home: Path, llm: ScriptedLLMServer) -> None:
-    home.mkdir(parents=True, exist_ok=True)
-    provider = {"baseUrl": llm.base_url, "api": "anthropic-messages", "apiKey": "k",
-                "models": [{"id": "m1", "reasoning": True}, {"id": "m2"}]}
-    (home / "models.json").write_text(json.dumps({"providers": {"scripted": provider}}))
-    (home / "settings.json").write_text(json.dumps({"tools": ["bash", "read"], "retry": {"baseDelayMs": 10}}))
-
+from prime_jupyter.testing.jupyter_process import JupyterProcess, write_agent_dir
 
 ConnectionFactory = Callable[[], object]
 
 
-@pytest_asyncio.fixture(params=["in-process"])
+@pytest.fixture(scope="session")
+def jupyter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterProcess]:
+    """A jupyter server shared by the connection tests; its base URL has a character that must be escaped."""
+    base = tmp_path_factory.mktemp("jupyter")
+    (base / "agent").mkdir()
+    with JupyterProcess(base / "agent", base, base / "runtime", base_url="/a@b/") as server:
+        yield server
+
+
+@pytest_asyncio.fixture(params=["in-process", "http"])
 async def connection(request: pytest.FixtureRequest, tmp_path: Path, llm: ScriptedLLMServer) -> AsyncIterator[object]:
-    home = tmp_path / "agent"
-    write_agent_dir(home, llm)
     work = tmp_path / "work"
     work.mkdir()
+    if request.param == "http":
+        server: JupyterProcess = request.getfixturevalue("jupyter")
+        write_agent_dir(server.agent_dir, llm)
+        remote = await HttpAgentConnection.connect(
+            server.endpoint, cwd=str(work), model=ModelRef(provider="scripted", id="m1")
+        )
+        yield remote
+        await remote.dispose()
+        return
+    home = tmp_path / "agent"
+    write_agent_dir(home, llm)
     options = SessionOptions(cwd=work, model="scripted/m1", agent_dir=home, interactive=True)
     conn = InProcessAgentConnection.create(options)
     yield conn

@@ -1,0 +1,72 @@
+"""Finding the Jupyter servers running on this machine, from the `jpserver-<pid>.json` files they write
+into Jupyter's runtime directory (what `jupyter server list` reads).
+
+`jupyter_server.serverapp.list_running_servers` does the same, but importing jupyter_server costs the
+command line about two seconds; this reads the files itself.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from prime_jupyter.connection._transport import ServerEndpoint
+
+__all__ = ["RunningServer", "find_server", "running_servers"]
+
+
+@dataclass(frozen=True, slots=True)
+class RunningServer:
+    endpoint: ServerEndpoint
+    root_dir: Path
+    pid: int
+    started: float
+    """When its info file was written (seconds since the epoch)."""
+
+    def serves(self, path: Path) -> bool:
+        """Whether `path` lies inside the server's root directory."""
+        return path.resolve().is_relative_to(self.root_dir.resolve())
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _read(file: Path) -> RunningServer | None:
+    try:
+        info = json.loads(file.read_text(encoding="utf-8"))
+        pid, root = int(info["pid"]), Path(info["root_dir"])
+        started = file.stat().st_mtime
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # being written, or not an info file
+    token = info.get("token") or None
+    if info.get("sock"):
+        endpoint = ServerEndpoint.unix(str(info["sock"]), token, str(info.get("base_url") or "/"))
+    else:
+        endpoint = ServerEndpoint(str(info["url"]), token)
+    return RunningServer(endpoint, root, pid, started) if _alive(pid) else None
+
+
+def running_servers(runtime_dir: Path | None = None) -> list[RunningServer]:
+    """The servers whose process is alive, newest first."""
+    if runtime_dir is None:
+        from jupyter_core.paths import jupyter_runtime_dir
+
+        runtime_dir = Path(jupyter_runtime_dir())
+    if not runtime_dir.is_dir():
+        return []
+    found = [_read(file) for file in runtime_dir.glob("jpserver-*.json")]
+    return sorted((s for s in found if s is not None), key=lambda s: s.started, reverse=True)
+
+
+def find_server(cwd: Path, runtime_dir: Path | None = None) -> RunningServer | None:
+    """The newest running server whose root directory contains `cwd`."""
+    return next((s for s in running_servers(runtime_dir) if s.serves(cwd)), None)

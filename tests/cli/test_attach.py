@@ -1,0 +1,178 @@
+"""`jupyter prime attach`, end to end: the CLI in a subprocess against a real `jupyter server` subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
+from prime_jupyter.testing.jupyter_process import ROOT, TOKEN, JupyterProcess, write_agent_dir
+
+
+@pytest.fixture(scope="module")
+def jupyter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterProcess]:
+    base = tmp_path_factory.mktemp("attach")
+    (base / "agent").mkdir()
+    (base / "work").mkdir()
+    with JupyterProcess(base / "agent", base, base / "runtime") as server:
+        yield server
+
+
+@pytest.fixture
+def server(jupyter: JupyterProcess, llm: ScriptedLLMServer) -> JupyterProcess:
+    write_agent_dir(jupyter.agent_dir, llm)
+    return jupyter
+
+
+def attach(
+    server: JupyterProcess, *args: str, cwd: Path | None = None, runtime_dir: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "prime_jupyter.cli", "attach", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=client_env(runtime_dir or server.runtime_dir),
+        cwd=cwd or server.root_dir / "work",
+    )
+
+
+def client_env(runtime_dir: Path) -> dict[str, str]:
+    environment = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "JUPYTER_TOKEN"}
+    environment.update(JUPYTER_RUNTIME_DIR=str(runtime_dir), PYTHONPATH=str(ROOT))
+    return environment
+
+
+def session_of(done: subprocess.CompletedProcess[str]) -> str:
+    line = next(line for line in done.stderr.splitlines() if line.startswith("prime: session "))
+    return line.removeprefix("prime: session ")
+
+
+def connection_call(server: JupyterProcess, route: str, body: dict[str, object]) -> dict[str, object]:
+    url = server.endpoint.url + "prime/api/connection/" + route
+    response = httpx.post(url, json=body, headers={"Authorization": f"token {TOKEN}"}, timeout=60)
+    assert response.status_code == 200, response.text
+    answer: dict[str, object] = response.json()
+    return answer
+
+
+def test_print_mode_finds_the_server_and_continues_a_session(server: JupyterProcess, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="It is 42.", chunks=3)]), ScriptedTurn(blocks=[Text(text="Still 42.")]))
+    first = attach(server, "--model", "scripted/m1", "-p", "what is the answer?")
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == "It is 42.\n"
+    session = session_of(first)
+    again = attach(server, "--session", session[:18], "-p", "sure?")
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == "Still 42.\n" and session_of(again) == session
+    sent = json.dumps(llm.requests[1].body)
+    assert "what is the answer?" in sent and "It is 42." in sent and "sure?" in sent
+
+
+def test_json_mode_streams_the_session_events(server: JupyterProcess, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="bash", arguments={"command": "echo from-the-server"})]),
+        ScriptedTurn(blocks=[Text(text="printed it", chunks=2)]),
+    )
+    done = attach(server, "--model", "scripted/m1", "--mode", "json", "-p", "run it")
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert lines[0]["type"] == "session" and lines[0]["id"] == session_of(done)
+    assert lines[1]["type"] == "agent_start" and lines[-1]["type"] == "agent_end"
+    end = next(line for line in lines if line["type"] == "tool_execution_end")
+    assert "from-the-server" in end["result"]["content"][0]["text"]
+    deltas = [
+        line["assistantMessageEvent"]["delta"]
+        for line in lines
+        if line["type"] == "message_update" and line["assistantMessageEvent"]["type"] == "text_delta"
+    ]
+    assert "".join(deltas) == "printed it"
+
+
+def test_url_and_token_name_the_server(server: JupyterProcess, llm: ScriptedLLMServer, tmp_path: Path) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="by url")]))
+    nowhere = tmp_path / "empty-runtime"
+    done = attach(
+        server,
+        "--url",
+        server.endpoint.url,
+        "--token",
+        TOKEN,
+        "--model",
+        "scripted/m1",
+        "-p",
+        "hi",
+        runtime_dir=nowhere,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "by url\n"
+    refused = attach(server, "--url", server.endpoint.url, "--token", "wrong", "-p", "hi", runtime_dir=nowhere)
+    assert refused.returncode == 1 and "check the token" in refused.stderr
+
+
+def test_without_a_server_it_says_how_to_start_one(server: JupyterProcess, tmp_path: Path) -> None:
+    done = attach(server, "-p", "hi", runtime_dir=tmp_path / "empty-runtime")
+    assert done.returncode == 1
+    assert done.stderr == "error: no running Jupyter server found: start one with `jupyter lab` or pass --url/--token\n"
+    outside = attach(server, "-p", "hi", cwd=tmp_path)  # a server runs, but its root does not hold this directory
+    assert outside.returncode == 1 and "no running Jupyter server found" in outside.stderr
+
+
+def test_the_session_keeps_running_when_the_client_is_killed(server: JupyterProcess, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="bash", arguments={"command": "sleep 1; echo slept"})]),
+        ScriptedTurn(blocks=[Text(text="finished after the client left")]),
+    )
+    client = subprocess.Popen(
+        [sys.executable, "-m", "prime_jupyter.cli", "attach", "--model", "scripted/m1", "--mode", "json", "-p", "go"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=client_env(server.runtime_dir),
+        cwd=server.root_dir / "work",
+    )
+    assert client.stdout is not None
+    session = json.loads(client.stdout.readline())["id"]
+    while json.loads(client.stdout.readline())["type"] != "tool_execution_start":
+        pass
+    client.kill()
+    client.wait(10)
+    idle = connection_call(server, "wait", {"sessionId": session})
+    assert idle["state"]["isStreaming"] is False  # type: ignore[index]
+    command = {"sessionId": session, "command": {"type": "get_messages"}}
+    messages = connection_call(server, "command", command)["messages"]
+    assert messages[-1]["content"][0]["text"] == "finished after the client left"  # type: ignore[index]
+
+
+def test_a_server_on_a_unix_socket_is_found_too(llm: ScriptedLLMServer, tmp_path: Path) -> None:
+    write_agent_dir(tmp_path / "agent", llm)
+    (tmp_path / "work").mkdir()
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="through the socket")]))
+    with JupyterProcess(tmp_path / "agent", tmp_path, tmp_path / "runtime", sock=tmp_path / "jp.sock") as uds:
+        done = attach(uds, "--model", "scripted/m1", "-p", "hi")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "through the socket\n"
+
+
+def test_attach_imports_no_server_no_runtime_and_no_sdk(server: JupyterProcess, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="light")]))
+    code = (
+        "import sys; from prime_jupyter.cli.__main__ import main;"
+        f"rc = main(['attach', '--url', {server.endpoint.url!r}, '--token', {TOKEN!r}, '--model', 'scripted/m1',"
+        " '-p', 'hi']);"
+        "heavy = ('jupyter_server', 'tornado', 'anthropic', 'openai', 'textual', 'jupyter_client',"
+        " 'prime_jupyter.runtime', 'prime_jupyter.server');"
+        "print(rc, sorted(m for m in heavy if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=client_env(server.runtime_dir), timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "0 []"

@@ -1,0 +1,172 @@
+"""Compatibility (version.py): a new client against servers that lack a capability or speak another protocol,
+and old clients against a new server.
+
+The other servers are stand-ins: real HTTP servers whose answers the test fixes, the way a server of
+another prime-jupyter version would answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+import pytest_asyncio
+import tornado.httpserver
+import tornado.testing
+import tornado.web
+from remote_kit import collect, session_events
+
+from prime_jupyter.connection.http import HttpAgentConnection, ServerEndpoint
+from prime_jupyter.connection.types import AgentConnectionUnsupportedError, SessionReplaced
+from prime_jupyter.errors import PrimeError
+from prime_jupyter.protocol.events import AgentEnd, AgentStart
+from prime_jupyter.protocol.requests import SeedMessage
+from prime_jupyter.protocol.version import CAP_CONNECTION, CAP_SEED_MESSAGES, CAPABILITIES, PROTOCOL_VERSION
+from prime_jupyter.testing.jupyter_process import TOKEN, JupyterProcess
+
+CONNECTION = "/prime/api/connection/"
+
+
+class OtherServer:
+    """What another version of the server answers: its protocol, its capabilities, its event stream."""
+
+    def __init__(self, protocol_version: int = PROTOCOL_VERSION, capabilities: tuple[str, ...] = CAPABILITIES) -> None:
+        self.protocol_version = protocol_version
+        self.capabilities = list(capabilities)
+        self.requests: list[tuple[str, str, Any]] = []
+        self.stream = b""
+        self.last_seq = 100
+
+    def state(self, session_id: str) -> dict[str, Any]:
+        return {"sessionId": session_id, "cwd": "/"}
+
+    def answer(self, path: str, body: Any) -> dict[str, Any]:
+        self.requests.append(("POST", path, body))
+        if path.endswith("attach"):
+            snapshot = {"state": self.state("old-1"), "cursor": 100}
+            return {"version": "0.0.9", "protocolVersion": self.protocol_version, "schemaRevision": 1,
+                    "capabilities": self.capabilities, "snapshot": snapshot}  # fmt: skip
+        if path.endswith("wait"):
+            return {"state": self.state("old-1"), "cursor": self.last_seq}
+        if body["command"]["type"] == "new_session":
+            return {"snapshot": {"state": self.state("old-2"), "cursor": 7}}
+        return {"ok": True}
+
+    def app(self) -> tornado.web.Application:
+        server = self
+
+        class Info(tornado.web.RequestHandler):
+            def get(self) -> None:
+                server.requests.append(("GET", self.request.path, None))
+                info = {"version": "0.0.9", "protocolVersion": server.protocol_version, "schemaRevision": 1,
+                        "capabilities": server.capabilities, "kernel": {"ready": True}}  # fmt: skip
+                self.finish(info)
+
+        class Post(tornado.web.RequestHandler):
+            def post(self) -> None:
+                self.finish(server.answer(self.request.path, json.loads(self.request.body)))
+
+        class Events(tornado.web.RequestHandler):
+            async def get(self) -> None:
+                self.set_header("Content-Type", "text/event-stream")
+                self.write(b'data: {"type":"connected","sessionId":"old-1","protocolVersion":1,"schemaRevision":1}\n\n')
+                self.write(server.stream)
+                await self.flush()
+                await asyncio.Event().wait()  # held open until the client goes away
+
+        return tornado.web.Application(
+            [(r"/prime/api/info", Info), (CONNECTION + "events", Events), (CONNECTION + r"\w+", Post)]
+        )
+
+
+@pytest_asyncio.fixture
+async def other() -> AsyncIterator[tuple[OtherServer, ServerEndpoint]]:
+    server = OtherServer()
+    sock, port = tornado.testing.bind_unused_port()
+    http = tornado.httpserver.HTTPServer(server.app())
+    http.add_socket(sock)
+    yield server, ServerEndpoint(f"http://127.0.0.1:{port}/", "t")
+    http.stop()
+
+
+@pytest.mark.asyncio
+async def test_a_server_without_the_connection_routes_is_refused_before_anything_is_sent(
+    other: tuple[OtherServer, ServerEndpoint],
+) -> None:
+    server, endpoint = other
+    server.capabilities = [c for c in CAPABILITIES if c != CAP_CONNECTION]
+    with pytest.raises(AgentConnectionUnsupportedError) as raised:
+        await HttpAgentConnection.connect(endpoint)
+    assert raised.value.feature == "connection" and "upgrade prime-jupyter on the server" in str(raised.value)
+    assert [path for _, path, _ in server.requests] == ["/prime/api/info"]
+
+
+@pytest.mark.asyncio
+async def test_seed_messages_are_refused_locally_when_the_server_lacks_them(
+    other: tuple[OtherServer, ServerEndpoint],
+) -> None:
+    server, endpoint = other
+    server.capabilities = [c for c in CAPABILITIES if c != CAP_SEED_MESSAGES]
+    conn = await HttpAgentConnection.connect(endpoint)
+    seen = collect(conn)
+    try:
+        with pytest.raises(AgentConnectionUnsupportedError) as raised:
+            await conn.new_session([SeedMessage(role="user", text="hi")])
+        assert raised.value.feature == "new_session.seed_messages"
+        assert not [body for _, path, body in server.requests if path.endswith("command")]
+        await conn.new_session()
+        command = next(body for _, path, body in server.requests if path.endswith("command"))["command"]
+        assert command["type"] == "new_session" and "seedMessages" not in command  # an old server would ignore it
+        assert conn.session_id == "old-2" and isinstance(seen[-1], SessionReplaced)
+    finally:
+        await conn.dispose()
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("protocol", "upgrade"), [(0, "prime-jupyter on the server"), (2, "this client")])
+async def test_a_server_of_another_protocol_is_refused_naming_what_to_upgrade(
+    other: tuple[OtherServer, ServerEndpoint], protocol: int, upgrade: str
+) -> None:
+    server, endpoint = other
+    server.protocol_version = protocol
+    with pytest.raises(PrimeError, match=f"speaks protocol {protocol} .* upgrade {upgrade}"):
+        await HttpAgentConnection.connect(endpoint)
+    assert len(server.requests) == 1
+
+
+@pytest.mark.asyncio
+async def test_frames_and_events_a_newer_server_adds_are_skipped(other: tuple[OtherServer, ServerEndpoint]) -> None:
+    server, endpoint = other
+    server.stream = (
+        b'id: 101\ndata: {"type":"hologram","shape":"cube"}\n\n'
+        b'id: 102\ndata: {"type":"session_event","event":{"type":"teleport_start","to":"mars"}}\n\n'
+        b'id: 103\ndata: {"type":"session_event","event":{"type":"agent_start","mood":"cheerful"}}\n\n'
+        b'id: 104\ndata: {"type":"session_event","event":{"type":"agent_end","messages":[]}}\n\n'
+    )
+    server.last_seq = 104
+    conn = await HttpAgentConnection.connect(endpoint)
+    seen = collect(conn)
+    try:
+        await conn.wait_for_idle()  # returns once everything up to the server's cursor (104) was delivered
+        assert [type(e) for e in session_events(seen)] == [AgentStart, AgentEnd]
+    finally:
+        await conn.dispose()
+
+
+@pytest.mark.asyncio
+async def test_old_and_newer_clients_against_this_server(jupyter: JupyterProcess) -> None:
+    url = jupyter.endpoint.url + "prime/api/connection/attach"
+    async with httpx.AsyncClient(headers={"Authorization": f"token {TOKEN}"}) as client:
+        old = await client.post(url, json={"clientProtocolVersion": PROTOCOL_VERSION - 1})
+        assert old.status_code == 409 and "upgrade the client" in old.json()["message"]
+        newer = await client.post(url, json={"clientProtocolVersion": PROTOCOL_VERSION + 1})
+        assert newer.status_code == 409 and "upgrade prime-jupyter on the server" in newer.json()["message"]
+        earlier_revision = {"clientProtocolVersion": PROTOCOL_VERSION, "clientSchemaRevision": 0, "oldField": 1}
+        attached = await client.post(url, json=earlier_revision)
+        assert attached.status_code == 200
+        body = attached.json()
+        assert body["protocolVersion"] == PROTOCOL_VERSION and body["snapshot"]["state"]["sessionId"]
