@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The two developer commands of prime-jupyter (the README's "run" and "test").
 
-    python3 scripts/dev.py test [pytest args...]     ruff, ruff format --check, mypy, pytest
+    python3 scripts/dev.py test [pytest args...]     ruff, ruff format --check, mypy, the panel's tests, pytest
     python3 scripts/dev.py run  [jupyter lab args...]  JupyterLab with the extension installed
 
 Both first make sure `.venv/` holds an editable install of the project with its test extra and a fresh
@@ -37,6 +37,7 @@ INSTALL_INPUTS = (
     "prime_jupyter/server/jupyter-config.json",
 )
 PROVIDER_KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")
+CHROMIUM = Path("/usr/bin/chromium")  # Debian's; the browser tests never download one
 PYTHON = str(BIN / "python")
 
 
@@ -136,11 +137,31 @@ def ensure_env() -> None:
     STAMP.write_text(json.dumps(stamp, indent=2) + "\n")
 
 
+def ensure_node_modules() -> None:
+    """The panel's npm dependencies (its unit tests and the browser tests' playwright-core), from the lock file."""
+    if not (LABEXT_SRC / "node_modules" / ".package-lock.json").is_file():
+        print("==> installing the panel's npm dependencies (npm ci)", flush=True)
+        _check(["npm", "ci", "--prefix", str(LABEXT_SRC)], "npm ci in labextension/")
+
+
+def ensure_chromium() -> None:
+    """Debian's chromium for the browser tests, installed with apt when it is missing."""
+    if CHROMIUM.exists():
+        return
+    if shutil.which("apt-get") is None:
+        raise DevError(f"{CHROMIUM} is missing and apt-get is not available: install Chromium for the browser tests")
+    sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
+    print("==> installing chromium for the browser tests (apt-get)", flush=True)
+    _check([*sudo, "apt-get", "update"], "apt-get update")
+    _check([*sudo, "apt-get", "install", "-y", "--no-install-recommends", "chromium"], "apt-get install chromium")
+
+
 def _test_steps(pytest_args: Sequence[str]) -> list[tuple[str, list[str]]]:
     return [
         ("ruff check", [str(BIN / "ruff"), "check", "."]),
         ("ruff format --check", [str(BIN / "ruff"), "format", "--check", "."]),
         ("mypy", [str(BIN / "mypy")]),
+        ("panel unit tests (npm test)", ["npm", "test", "--prefix", str(LABEXT_SRC)]),
         ("pytest", [PYTHON, "-m", "pytest", *pytest_args]),
     ]
 
@@ -148,6 +169,8 @@ def _test_steps(pytest_args: Sequence[str]) -> list[tuple[str, list[str]]]:
 def cmd_test(pytest_args: Sequence[str]) -> int:
     """Run every check in order and stop at the first failure (pytest's 5, no tests, is one too)."""
     ensure_env()
+    ensure_node_modules()
+    ensure_chromium()
     for name, cmd in _test_steps(pytest_args):
         print(f"\n==> {name}", flush=True)
         code = _run(cmd)

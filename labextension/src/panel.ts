@@ -1,45 +1,145 @@
 /**
- * The "Prime" sidebar panel. For now it only shows the result of the
- * version handshake; the chat view replaces its body later.
+ * The "Prime" panel: header, session list, conversation, questions, notices, queue, prompt and
+ * footer, stacked. It renders the controller's state when told (at most once per animation frame)
+ * and holds no state of its own beyond what is open or closed.
  */
-import { Widget } from '@lumino/widgets';
+import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
+import { addIcon, consoleIcon, launchIcon, listIcon } from '@jupyterlab/ui-components';
+import { Panel, Widget } from '@lumino/widgets';
 
-import { InfoResult, fetchInfo } from './client';
+import type { ChatController } from './controller';
+import type { ViewState } from './model';
+import type { SessionSummary } from './protocol';
+import { firstText } from './wire';
+import type { IJupyterActions, IPanelContext } from './widgets/context';
+import { Composer } from './widgets/composer';
+import { button, h } from './widgets/dom';
+import { MessageList } from './widgets/messagelist';
+import { SessionList } from './widgets/sessions';
+import { Banner, Footer, LooseQuestions, Notices, QueueView } from './widgets/status';
 
-/** Shown when `prime/api/info` answers 404. */
-export const NOT_INSTALLED_MESSAGE =
-  'The prime_jupyter server extension is not installed or not enabled';
+export interface IPrimePanelOptions {
+  readonly controller: ChatController;
+  readonly rendermime: IRenderMimeRegistry;
+  readonly actions: IJupyterActions;
+  /** Shown as a header button when given (the sidebar panel opens a copy in the main area). */
+  readonly openInMainArea?: () => void;
+}
 
-/** Text for one handshake outcome. */
-export function describeInfo(result: InfoResult): string {
-  switch (result.kind) {
-    case 'ok':
-      return `prime_jupyter server ${result.info.version}`;
-    case 'missing':
-      return NOT_INSTALLED_MESSAGE;
-    case 'error':
-      return `Could not reach the prime_jupyter server extension: ${result.message}`;
+export class PrimePanel extends Panel {
+  readonly controller: ChatController;
+  readonly composer: Composer;
+  private readonly title_ = h('span', 'jp-PrimePanel-title', 'Prime');
+  private readonly connection = h('span', 'jp-PrimePanel-connection');
+  private readonly consoleButton: HTMLButtonElement;
+  private readonly sessions: SessionList;
+  private readonly banner: Banner;
+  private readonly messages: MessageList;
+  private readonly questions: LooseQuestions;
+  private readonly notices: Notices;
+  private readonly queue = new QueueView();
+  private readonly footer = new Footer();
+  private sessionsOpen = false;
+
+  constructor(options: IPrimePanelOptions) {
+    super();
+    this.addClass('jp-PrimePanel');
+    this.controller = options.controller;
+    const context: IPanelContext = {
+      rendermime: options.rendermime,
+      controller: options.controller,
+      actions: options.actions,
+      toggled: new Map()
+    };
+    this.consoleButton = button({
+      icon: consoleIcon,
+      title: "Open the agent's kernel in a console",
+      className: 'jp-PrimePanel-console',
+      onClick: () => {
+        const kernelId = this.controller.kernelId();
+        if (kernelId) {
+          void options.actions.openKernelConsole(kernelId);
+        }
+      }
+    });
+    this.addWidget(this.header(options));
+    this.sessions = new SessionList(this.controller, () => this.toggleSessions(false));
+    this.sessions.hide();
+    this.banner = new Banner(this.controller);
+    this.messages = new MessageList(context);
+    this.questions = new LooseQuestions(this.controller);
+    this.notices = new Notices(this.controller);
+    this.composer = new Composer(this.controller);
+    for (const widget of [this.sessions, this.banner, this.messages, this.questions, this.notices, this.queue, this.composer, this.footer]) {
+      this.addWidget(widget);
+    }
+    this.controller.changed.connect(this.render, this);
+    this.render();
+  }
+
+  dispose(): void {
+    this.controller.changed.disconnect(this.render, this);
+    super.dispose();
+  }
+
+  /** Show or hide the session list (refreshing it when it opens). */
+  toggleSessions(open = !this.sessionsOpen): void {
+    this.sessionsOpen = open;
+    this.sessions.setHidden(!open);
+    this.toggleClass('jp-mod-sessionsOpen', open);
+    if (open) {
+      void this.controller.refreshSessions();
+    }
+  }
+
+  private header(options: IPrimePanelOptions): Widget {
+    const node = h('div', 'jp-PrimePanel-header');
+    const buttons = [
+      button({ icon: listIcon, title: 'Sessions', className: 'jp-PrimePanel-sessionsButton', onClick: () => this.toggleSessions() }),
+      button({ icon: addIcon, title: 'New session', className: 'jp-PrimePanel-new', onClick: () => void this.controller.newSession() }),
+      this.consoleButton
+    ];
+    if (options.openInMainArea) {
+      buttons.push(button({ icon: launchIcon, title: 'Open in the main area', onClick: options.openInMainArea }));
+    }
+    node.append(this.connection, this.title_, h('span', 'jp-PrimePanel-spacer'), ...buttons);
+    return new Widget({ node });
+  }
+
+  private render(): void {
+    const controller = this.controller;
+    const state = controller.state;
+    const summary = controller.sessions.find(s => s.sessionId === state.sessionId);
+    this.title_.textContent = sessionTitle(state, summary);
+    this.connection.dataset.status = controller.streamStatus;
+    this.connection.title = `Live updates: ${controller.streamStatus}`;
+    this.node.dataset.running = String(controller.running);
+    this.consoleButton.disabled = controller.kernelId() === null;
+    this.sessions.render(controller.sessions, state.sessionId);
+    this.banner.render();
+    this.messages.render(state);
+    const toolCalls = new Set<string>();
+    for (const message of state.messages.slice(-200)) {
+      for (const part of message.parts) {
+        if ('toolCallId' in part) {
+          toolCalls.add(part.toolCallId);
+        }
+      }
+    }
+    this.questions.render(state, q => q.toolCallId !== undefined && q.toolCallId !== null && toolCalls.has(q.toolCallId));
+    this.notices.render(state.notices);
+    this.queue.render(state);
+    this.composer.render();
+    this.footer.render(state, controller.streamStatus);
   }
 }
 
-/** Left-sidebar widget whose body reports the server extension's status. */
-export class PrimePanel extends Widget {
-  private readonly status: HTMLParagraphElement;
-
-  constructor() {
-    super();
-    this.id = 'prime-jupyter-panel';
-    this.addClass('jp-PrimePanel');
-    this.status = document.createElement('p');
-    this.status.className = 'jp-PrimePanel-status';
-    this.status.textContent = 'Connecting to the prime_jupyter server extension...';
-    this.node.appendChild(this.status);
+/** The session's name, else its first message, else what the session list calls it. */
+function sessionTitle(state: ViewState, summary: SessionSummary | undefined): string {
+  if (!state.sessionId) {
+    return 'Prime';
   }
-
-  /** Run the handshake and show its outcome. */
-  async refresh(): Promise<void> {
-    const result = await fetchInfo();
-    this.status.textContent = describeInfo(result);
-    this.status.dataset.state = result.kind;
-  }
+  const first = state.messages.find(m => m.role === 'user');
+  const text = first ? firstText(first.parts)?.split('\n')[0].slice(0, 80) : null;
+  return state.name ?? summary?.name ?? text ?? summary?.title ?? 'New session';
 }

@@ -1,0 +1,125 @@
+/**
+ * Jupyter-native actions: insert the agent's code into a notebook, open a console on the agent's
+ * kernel (it is an ordinary Jupyter kernel of this server), and read the active notebook cell for
+ * "Ask Prime about this cell" / "Explain this error".
+ *
+ * Notebooks are reached through Lab's commands and the shell's current widget, read through the few
+ * members used here (checked at run time), so the panel does not pull in the notebook package.
+ */
+import type { JupyterFrontEnd } from '@jupyterlab/application';
+import type { Widget } from '@lumino/widgets';
+
+import type { IJupyterActions } from './widgets/context';
+
+interface ISharedSource {
+  getSource(): string;
+  setSource(source: string): void;
+}
+
+interface ICellLike {
+  readonly model: { readonly type: string; readonly sharedModel: ISharedSource; toJSON(): unknown };
+}
+
+interface INotebookPanelLike extends Widget {
+  readonly content: { readonly activeCell: ICellLike | null };
+  readonly context: { readonly path: string; readonly ready: Promise<void> };
+}
+
+function has(value: unknown, key: string): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && key in value;
+}
+
+/** `widget` when it is a notebook panel (duck-typed on the members used here), else null. */
+export function asNotebook(widget: Widget | null | undefined): INotebookPanelLike | null {
+  if (!has(widget, 'content') || !has(widget, 'context') || !has(widget.content, 'activeCell')) {
+    return null;
+  }
+  return has(widget.context, 'path') ? (widget as unknown as INotebookPanelLike) : null;
+}
+
+/** The active cell of a notebook, as what the prompts need. */
+export interface ICellInfo {
+  readonly path: string;
+  readonly source: string;
+  readonly cellType: string;
+  /** Error outputs as `ename: evalue` plus the traceback, without ANSI colours. */
+  readonly errors: string[];
+}
+
+const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
+
+function errorTexts(cell: unknown): string[] {
+  if (!has(cell, 'outputs') || !Array.isArray(cell.outputs)) {
+    return [];
+  }
+  return (cell.outputs as unknown[]).flatMap(output => {
+    if (!has(output, 'output_type') || output.output_type !== 'error') {
+      return [];
+    }
+    const traceback = Array.isArray(output.traceback) ? (output.traceback as unknown[]).map(String).join('\n') : '';
+    return [`${String(output.ename)}: ${String(output.evalue)}\n${traceback}`.replace(ANSI, '').trim()];
+  });
+}
+
+/** Tracks the notebook the user worked in last, and performs the actions on it. */
+export class JupyterActions implements IJupyterActions {
+  private lastNotebook: INotebookPanelLike | null = null;
+
+  constructor(private readonly app: JupyterFrontEnd) {}
+
+  /** Call when the shell's current widget changes. */
+  noticeCurrent(widget: Widget | null): void {
+    const notebook = asNotebook(widget);
+    if (notebook) {
+      this.lastNotebook = notebook;
+    }
+  }
+
+  /** The current notebook, else the one used last (if still open). */
+  notebook(): INotebookPanelLike | null {
+    const current = asNotebook(this.app.shell.currentWidget);
+    if (current) {
+      return current;
+    }
+    return this.lastNotebook && !this.lastNotebook.isDisposed ? this.lastNotebook : null;
+  }
+
+  /** The active cell of the current notebook. */
+  activeCell(): ICellInfo | null {
+    const notebook = this.notebook();
+    const cell = notebook?.content.activeCell;
+    if (!notebook || !cell) {
+      return null;
+    }
+    return {
+      path: notebook.context.path,
+      source: cell.model.sharedModel.getSource(),
+      cellType: cell.model.type,
+      errors: errorTexts(cell.model.toJSON())
+    };
+  }
+
+  async insertIntoNotebook(code: string): Promise<void> {
+    let notebook = this.notebook();
+    if (!notebook) {
+      const created: unknown = await this.app.commands.execute('notebook:create-new', { kernelName: 'python3' });
+      notebook = asNotebook(created as Widget);
+      if (!notebook) {
+        return;
+      }
+      await notebook.context.ready;
+    } else {
+      this.app.shell.activateById(notebook.id);
+      await this.app.commands.execute('notebook:insert-cell-below');
+    }
+    notebook.content.activeCell?.model.sharedModel.setSource(code);
+  }
+
+  async openKernelConsole(kernelId: string): Promise<void> {
+    await this.app.commands.execute('console:create', {
+      kernelPreference: { id: kernelId },
+      name: 'Prime agent kernel',
+      activate: true
+    });
+  }
+}

@@ -1,0 +1,21 @@
+/** What the part widgets need from the panel: rendermime, the controller and Jupyter-native actions. */
+import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
+
+import type { ChatController } from '../controller';
+
+/** Actions that reach outside the panel into JupyterLab (notebooks, consoles). */
+export interface IJupyterActions {
+  /** Put `code` in a new code cell below the active cell of the current notebook (or a new notebook). */
+  insertIntoNotebook(code: string): Promise<void>;
+  /** Open a console attached to the kernel with `kernelId`. */
+  openKernelConsole(kernelId: string): Promise<void>;
+}
+
+export interface IPanelContext {
+  /** The panel's rendermime registry (Lab's, plus the diff renderer). */
+  readonly rendermime: IRenderMimeRegistry;
+  readonly controller: ChatController;
+  readonly actions: IJupyterActions;
+  /** Tool cards the user opened or closed, by tool call id (true = open); survives re-renders. */
+  readonly toggled: Map<string, boolean>;
+}
