@@ -1,25 +1,93 @@
-"""`PrimeApp`: the Jupyter server extension (`c.PrimeApp.*`).
+"""`PrimeApp`: the Jupyter server extension (`c.PrimeApp.*`, `--PrimeApp.default_model=...`).
 
-Importing it stays light (design.md D10): no provider SDK, no textual, no kernels.
+It installs the routes under `<base_url>prime/api/` and, on first use, one `PrimeBridge` with the
+server's kernel manager; it closes every session when the server stops. Loading it costs the server
+almost nothing (design.md D10): no provider SDK, no textual, no kernel, not even the pydantic models;
+routes and bridge are imported by the first request (`lazy.py`). `benchmarks/bench_server.py`
+measures what the extension adds to `jupyter server` start-up.
 """
 
 from __future__ import annotations
 
-from jupyter_server.extension.application import ExtensionApp
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from prime_jupyter.server.handlers import route_table
+from jupyter_server.extension.application import ExtensionApp
+from jupyter_server.utils import url_path_join
+from traitlets import Float, Int, Unicode
+
+from prime_jupyter.server.config import BridgeConfig
+from prime_jupyter.server.lazy import API_PATH, BRIDGE_SETTING, LazyRoutes
+
+if TYPE_CHECKING:
+    from prime_jupyter.server.bridge import PrimeBridge
 
 __all__ = ["PrimeApp"]
 
 
 class PrimeApp(ExtensionApp):
     name = "prime"
+    description = "prime-jupyter: a Jupyter-native AI agent whose hands are a real IPython kernel"
 
-    def initialize_handlers(self) -> None:
-        self.handlers.extend(route_table())
+    default_model = Unicode(
+        None, allow_none=True, config=True, help="Model of new sessions, 'provider/id[:thinking]' (else settings.json)."
+    )
+    agent_dir = Unicode(
+        None,
+        allow_none=True,
+        config=True,
+        help="The agent's home (sessions, settings, keys); else $PRIME_AGENT_DIR, else ~/.prime/agent.",
+    )
+    kernel_name = Unicode("python3", config=True, help="Kernel spec of the sessions' IPython kernels.")
+    tool_timeout = Float(600.0, config=True, help="Seconds one tool call may run before it is interrupted.")
+    ring_size = Int(500, config=True, help="Frames kept per session for SSE replay after a reconnect.")
+    dialog_timeout = Float(60.0, config=True, help="Seconds a question to the user stays open before it times out.")
+    heartbeat_interval = Float(15.0, config=True, help="Seconds between SSE heartbeat comments on an idle stream.")
+    max_body_bytes = Int(32 * 1024 * 1024, config=True, help="Largest request body accepted (413 above it).")
+
+    _bridge: PrimeBridge | None = None
+
+    def bridge_config(self) -> BridgeConfig:
+        assert self.serverapp is not None
+        home = self.agent_dir or os.environ.get("PRIME_AGENT_DIR") or str(Path.home() / ".prime" / "agent")
+        return BridgeConfig(
+            agent_dir=Path(home).expanduser(),
+            root_dir=Path(self.serverapp.root_dir).expanduser().resolve(),
+            default_model=self.default_model or None,
+            kernel_name=self.kernel_name,
+            tool_timeout_s=self.tool_timeout,
+            ring_size=self.ring_size,
+            dialog_timeout_s=self.dialog_timeout,
+            heartbeat_interval_s=self.heartbeat_interval,
+            max_body_bytes=self.max_body_bytes,
+        )
+
+    def bridge(self) -> PrimeBridge:
+        """The bridge, made on first use."""
+        if self._bridge is None:
+            from prime_jupyter.server.bridge import PrimeBridge
+
+            server = self.serverapp
+            assert server is not None
+            specs = getattr(server, "kernel_spec_manager", None)
+            self._bridge = PrimeBridge(
+                self.bridge_config(),
+                kernel_manager=getattr(server, "kernel_manager", None),
+                spec_lookup=specs.get_kernel_spec if specs is not None else None,
+            )
+        return self._bridge
 
     def initialize_settings(self) -> None:
-        self.settings.update({"prime_app": self})
+        self.settings.update({BRIDGE_SETTING: self.bridge})
+
+    def initialize_handlers(self) -> None:
+        assert self.serverapp is not None
+        web_app = self.serverapp.web_app
+        base_url = web_app.settings["base_url"]
+        rule = (url_path_join(base_url, API_PATH, ".*"), LazyRoutes(web_app, base_url))
+        web_app.add_handlers(".*$", [rule])  # type: ignore[no-untyped-call]
 
     async def stop_extension(self) -> None:
-        return None
+        if self._bridge is not None:
+            await self._bridge.shutdown()

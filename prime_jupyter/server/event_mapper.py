@@ -37,7 +37,7 @@ from prime_jupyter.ai.events import (
     ToolCallEndEvent,
     ToolCallStartEvent,
 )
-from prime_jupyter.ai.types import AssistantMessage, ToolCall, Usage, UserMessage
+from prime_jupyter.ai.types import AssistantMessage, ToolCall, ToolResultMessage, Usage, UserMessage
 from prime_jupyter.protocol.events import (
     AgentEnd,
     AgentStart,
@@ -183,6 +183,9 @@ class EventMapper:
         run_id = self.run_id or f"run-{self._new_id()}"
         self.run_id, self._stream = None, None
         self._tools.clear()
+        if event.messages and isinstance(event.messages[-1], ToolResultMessage):
+            # Tool results the model never saw: only an abort ends a run there.
+            return [DoneFrame(run_id=run_id, session_id=self.session_id, stop_reason="aborted")]
         if last is None:
             return [DoneFrame(run_id=run_id, session_id=self.session_id, stop_reason="stop")]
         error = last.error_message if last.stop_reason in ("error", "aborted") else None

@@ -1,0 +1,81 @@
+"""`POST chat/command`: the slash commands the panel can run (`protocol.chat_commands`).
+
+Most go through the session's connection. `tree` with an `entryId` moves the leaf, so every client
+gets `resync-required{history-changed}`. `fork` and `clone` write a new transcript (model and thinking
+level copied) and leave the source session as it is, live and streaming; the new session opens on
+first use. (The connection's own `fork` replaces its session instead, which is what a terminal wants
+and not what a server holding many sessions wants.)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from prime_jupyter.protocol.chat_commands import (
+    ChatCloneCommand,
+    ChatCommandRequest,
+    ChatCommandResponse,
+    ChatCompactCommand,
+    ChatContextCommand,
+    ChatExportCommand,
+    ChatForkCommand,
+    ChatNameCommand,
+    ChatTreeCommand,
+    ContextResult,
+    ForkResult,
+    NameResult,
+    TreeResult,
+)
+from prime_jupyter.runtime.views import session_view
+from prime_jupyter.server.live import LiveSession
+from prime_jupyter.sessions.compaction import estimate_context_tokens
+from prime_jupyter.sessions.manager import SessionManager
+
+__all__ = ["run_command"]
+
+
+async def run_command(live: LiveSession, command: ChatCommandRequest, sessions_dir: Path) -> ChatCommandResponse:
+    connection = live.connection
+    match command:
+        case ChatNameCommand(name=name):
+            await connection.rename_session(name)
+            return NameResult(name=name)
+        case ChatCompactCommand(instructions=instructions):
+            return await connection.compact(instructions)
+        case ChatForkCommand(entry_id=entry_id, position=position):
+            fork = live.session.manager.fork(entry_id, position, sessions_dir)
+            return ForkResult(session_id=_written(fork.manager), selected_text=fork.selected_text)
+        case ChatCloneCommand():
+            return ForkResult(session_id=_written(live.session.manager.clone(sessions_dir)))
+        case ChatTreeCommand():
+            return await _tree(live, command)
+        case ChatExportCommand(path=path, format=fmt):
+            fmt = fmt or ("jsonl" if path and path.endswith(".jsonl") else "html")
+            target = str(Path(live.session.manager.cwd) / path) if path else None
+            return await connection.export(fmt, target)
+        case ChatContextCommand():
+            return _context(live)
+
+
+def _written(manager: SessionManager) -> str:
+    """Write a new transcript now, so the fork is listed and can be opened by id."""
+    manager.flush_now()
+    return manager.session_id
+
+
+async def _tree(live: LiveSession, command: ChatTreeCommand) -> TreeResult:
+    editor_text = None
+    if command.entry_id is not None:
+        navigated = await live.connection.navigate_tree(command.entry_id, command.summarize)
+        editor_text = navigated.editor_text
+        live.history_changed()
+    manager = live.session.manager
+    return TreeResult(nodes=session_view(manager, None).nodes, leaf_id=manager.leaf_id, editor_text=editor_text)
+
+
+def _context(live: LiveSession) -> ContextResult:
+    messages = live.session.messages()
+    tokens = estimate_context_tokens(messages)
+    window = live.session.model.context_window
+    percent = round(100 * tokens / window, 1) if window else None
+    return ContextResult(tokens=tokens, context_window=window, percent=percent, messages=len(messages))

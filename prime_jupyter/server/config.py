@@ -1,0 +1,36 @@
+"""`BridgeConfig`: what the bridge needs from `PrimeApp`'s traitlets, as plain values.
+
+The bridge and its parts read this instead of the traitlets so they can be built (and benchmarked)
+without a Jupyter server.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["BridgeConfig"]
+
+
+@dataclass(frozen=True)
+class BridgeConfig:
+    agent_dir: Path
+    """`<agent_dir>/sessions` holds the transcripts, `<agent_dir>/pending-questions` the open questions."""
+    root_dir: Path
+    """Where new sessions start when a request names no `cwd` (the server's root directory)."""
+    default_model: str | None = None
+    """`provider/id[:thinking]` for new sessions; None lets settings.json decide."""
+    kernel_name: str = "python3"
+    tool_timeout_s: float = 600.0
+    ring_size: int = 500
+    dialog_timeout_s: float = 60.0
+    heartbeat_interval_s: float = 15.0
+    max_body_bytes: int = 32 * 1024 * 1024
+
+    @property
+    def sessions_dir(self) -> Path:
+        return self.agent_dir / "sessions"
+
+    @property
+    def questions_dir(self) -> Path:
+        return self.agent_dir / "pending-questions"

@@ -1,0 +1,57 @@
+"""`Feed`: the frames waiting to be written to one client, in order.
+
+A session's listeners run inside its event fan-out and must not block, so each stream gets a feed:
+the listener appends, the stream's writer takes everything waiting in one batch (one write and one
+flush for all frames that arrived while the previous flush was in progress: no frame waits for a
+later one). A feed with a `limit` drops what is waiting when its client falls that far behind and
+puts `overflow()` in its place (SSE: `resync-required`, so the client refetches instead of the
+server buffering without bound).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Callable
+
+from prime_jupyter.server.ring import RingEntry
+
+__all__ = ["Feed"]
+
+
+class Feed:
+    def __init__(self, limit: int | None = None, overflow: Callable[[], RingEntry] | None = None) -> None:
+        self._items: deque[RingEntry] = deque()
+        self._wake = asyncio.Event()
+        self._limit = limit
+        self._overflow = overflow
+        self.closed = False
+
+    def put(self, entry: RingEntry) -> None:
+        if self.closed:
+            return
+        if self._limit is not None and len(self._items) >= self._limit and self._overflow is not None:
+            self._items.clear()
+            self._items.append(self._overflow())
+        self._items.append(entry)
+        self._wake.set()
+
+    def close(self) -> None:
+        """No more frames: the writer drains what is waiting, then stops."""
+        self.closed = True
+        self._wake.set()
+
+    async def next_batch(self, idle_s: float | None = None) -> list[RingEntry] | None:
+        """Everything waiting (at least one frame); `[]` when `idle_s` passed with nothing new; None
+        once the feed is closed and drained."""
+        if not self._items and not self.closed:
+            self._wake.clear()
+            try:
+                await asyncio.wait_for(self._wake.wait(), idle_s)
+            except TimeoutError:
+                return []
+        if not self._items:
+            return None
+        batch = list(self._items)
+        self._items.clear()
+        return batch

@@ -1,0 +1,221 @@
+"""A small client of the extension's routes for the server tests: JSON calls through `jp_fetch`, the
+NDJSON and SSE streams through httpx on a real socket (decoded with the protocol's own decoders)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from prime_jupyter.protocol.framing import NdjsonDecoder, SseDecoder, SseMessage
+
+Json = dict[str, Any]
+
+MODEL = "scripted/m1"
+
+
+def write_agent_dir(home: Path, base_url: str, **settings: object) -> Path:
+    """An agent dir whose only provider is the scripted server, with the bash, read and ask tools."""
+    home.mkdir(parents=True, exist_ok=True)
+    provider = {
+        "baseUrl": base_url,
+        "api": "anthropic-messages",
+        "apiKey": "k",
+        "models": [{"id": "m1", "contextWindow": 100_000, "maxTokens": 4096}],
+    }
+    (home / "models.json").write_text(json.dumps({"providers": {"scripted": provider}}))
+    defaults: dict[str, object] = {"tools": ["bash", "read"], "retry": {"baseDelayMs": 10}}
+    (home / "settings.json").write_text(json.dumps({**defaults, **settings}))
+    return home
+
+
+class PrimeClient:
+    """Calls the routes under `root` (`http://127.0.0.1:PORT/<base_url>prime/api/`) with `headers`."""
+
+    def __init__(self, root: str, headers: dict[str, str]) -> None:
+        self.root = root
+        self.headers = headers
+
+    async def call(self, method: str, path: str, body: object = None, **params: str) -> Json:
+        """A JSON call that must succeed."""
+        content = json.dumps(body).encode() if body is not None else None
+        code, reply = await self.status(method, path, content, params=params)
+        assert code == 200, (code, reply)
+        return reply
+
+    async def get(self, path: str, **params: str) -> Json:
+        return await self.call("GET", path, **params)
+
+    async def post(self, path: str, body: object) -> Json:
+        return await self.call("POST", path, body)
+
+    async def status(
+        self, method: str, path: str, body: bytes | None = None, *, headers: dict[str, str] | None = None, **kwargs: Any
+    ) -> tuple[int, Json]:
+        """Status and JSON body of a request that may fail (raw body bytes, any headers)."""
+        async with httpx.AsyncClient(headers={**self.headers, **(headers or {})}, timeout=30) as client:
+            response = await client.request(method, self.root + path, content=body, **kwargs)
+        try:
+            data = response.json() if response.content else {}
+        except ValueError:
+            data = {"raw": response.text}
+        return response.status_code, data
+
+    async def new_session(self, **body: object) -> str:
+        return str((await self.post("chat/new", body))["session"]["sessionId"])
+
+    async def session(self, session_id: str) -> Json:
+        return await self.get("chat/session", sessionId=session_id)
+
+    @asynccontextmanager
+    async def chat(self, body: Json) -> AsyncIterator[AsyncIterator[Json]]:
+        """The NDJSON frames of `POST chat`, as they arrive."""
+        async with httpx.AsyncClient(headers=self.headers, timeout=30) as client:
+            async with client.stream("POST", self.root + "chat", json=body) as response:
+                assert response.status_code == 200, await response.aread()
+                assert response.headers["content-type"].startswith("application/x-ndjson")
+                yield _ndjson(response)
+
+    async def turn(self, session_id: str, message: str, **extra: object) -> list[Json]:
+        """Every frame of one `POST chat`."""
+        async with self.chat({"sessionId": session_id, "message": message, **extra}) as frames:
+            return [frame async for frame in frames]
+
+    @asynccontextmanager
+    async def events(self, session_id: str, cursor: int | None = None, header: bool = True) -> AsyncIterator[Sse]:
+        """An SSE connection to `chat/events`, resuming after `cursor` (as `Last-Event-ID` or the query)."""
+        headers = dict(self.headers)
+        params = {"sessionId": session_id}
+        if cursor is not None and header:
+            headers["Last-Event-ID"] = str(cursor)
+        elif cursor is not None:
+            params["lastEventId"] = str(cursor)
+        async with httpx.AsyncClient(headers=headers, timeout=30) as client:
+            async with client.stream("GET", self.root + "chat/events", params=params) as response:
+                assert response.status_code == 200, await response.aread()
+                assert response.headers["content-type"].startswith("text/event-stream")
+                yield Sse(response)
+
+
+async def _ndjson(response: httpx.Response) -> AsyncIterator[Json]:
+    decoder = NdjsonDecoder()
+    async for chunk in response.aiter_bytes():
+        for line in decoder.feed(chunk):
+            yield json.loads(line)
+    for line in decoder.close():
+        yield json.loads(line)
+
+
+class Sse:
+    """Messages of an SSE response, with the raw comments counted (heartbeats)."""
+
+    def __init__(self, response: httpx.Response) -> None:
+        self._chunks = response.aiter_bytes()
+        self._decoder = SseDecoder()
+        self._ready: list[SseMessage] = []
+        self.raw = b""
+
+    async def next(self, wait_s: float = 10) -> SseMessage:
+        while not self._ready:
+            chunk = await asyncio.wait_for(anext(self._chunks), wait_s)
+            self.raw += chunk
+            self._ready.extend(self._decoder.feed(chunk))
+        return self._ready.pop(0)
+
+    async def raw_until(self, needle: bytes, wait_s: float = 10) -> None:
+        """Read until the raw stream contains `needle` (comments such as heartbeats included)."""
+        while needle not in self.raw:
+            chunk = await asyncio.wait_for(anext(self._chunks), wait_s)
+            self.raw += chunk
+            self._ready.extend(self._decoder.feed(chunk))
+
+    async def frame(self, wait_s: float = 10) -> tuple[int | None, Json]:
+        message = await self.next(wait_s)
+        return (int(message.id) if message.id is not None else None), json.loads(message.data)
+
+    async def until(self, predicate: Callable[[Json], bool], wait_s: float = 10) -> list[tuple[int | None, Json]]:
+        """Frames up to and including the first that matches."""
+        seen = []
+        while True:
+            seq, frame = await self.frame(wait_s)
+            seen.append((seq, frame))
+            if predicate(frame):
+                return seen
+
+
+def kinds(frames: list[Json]) -> list[str]:
+    return [str(frame["type"]) for frame in frames]
+
+
+def text_of(frames: list[Json]) -> str:
+    return "".join(str(f["delta"]) for f in frames if f["type"] == "text-delta")
+
+
+class ServerProcess:
+    """`jupyter server` with the extension in a child process, so a test can stop or kill it (a restart)."""
+
+    def __init__(self, agent_dir: Path, root_dir: Path, home: Path) -> None:
+        self.token = secrets.token_hex(8)
+        self.port = _free_port()
+        self.home = home
+        home.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, "JUPYTER_CONFIG_DIR": str(home / "config"), "JUPYTER_RUNTIME_DIR": str(home / "runtime")}
+        command = [
+            sys.executable,
+            "-m",
+            "jupyter_server",
+            f"--ServerApp.port={self.port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={self.token}",
+            f"--ServerApp.root_dir={root_dir}",
+            "--ServerApp.open_browser=False",
+            "--allow-root",
+            f"--PrimeApp.agent_dir={agent_dir}",
+            f"--PrimeApp.default_model={MODEL}",
+            "--ServerApp.jpserver_extensions={'prime_jupyter': True, 'jupyterlab': False, 'jupyter_lsp': False, "
+            "'notebook_shim': False, 'jupyter_server_terminals': False}",
+        ]
+        self._log = (home / "server.log").open("wb")
+        self.process = subprocess.Popen(command, env=env, stdout=self._log, stderr=subprocess.STDOUT)
+        self.client = PrimeClient(f"http://127.0.0.1:{self.port}/prime/api/", {"Authorization": f"token {self.token}"})
+
+    async def ready(self, wait_s: float = 60) -> ServerProcess:
+        deadline = time.monotonic() + wait_s
+        while time.monotonic() < deadline:
+            assert self.process.poll() is None, (self.home / "server.log").read_text()
+            try:
+                if (await self.client.status("GET", "info"))[0] == 200:
+                    return self
+            except httpx.TransportError:
+                pass
+            await asyncio.sleep(0.1)
+        raise TimeoutError((self.home / "server.log").read_text())
+
+    def stop(self, sig: signal.Signals = signal.SIGTERM) -> None:
+        """Stop the server (SIGTERM: a clean shutdown; SIGKILL: a crash) and reap it."""
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+        try:
+            self.process.wait(30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(10)
+        self._log.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])

@@ -1,0 +1,77 @@
+"""A server restart: a session resumed in a new server hydrates identically, and a question pending
+when the old server died is cancelled cleanly (recorded in the transcript), not lost."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+from pathlib import Path
+
+from serverkit import Json, PrimeClient, ServerProcess, text_of
+
+from prime_jupyter.server.dialogs import RESTART_TEXT
+from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, Thinking, ToolCall
+
+ASK = ToolCall(name="ask", arguments={"question": "Go on?", "kind": "confirm"})
+
+
+async def test_a_resumed_session_hydrates_identically(
+    prime: PrimeClient, llm: ScriptedLLMServer, agent_dir: Path, jp_root_dir: Path, tmp_path: Path
+) -> None:
+    old = await ServerProcess(agent_dir, jp_root_dir, tmp_path / "old").ready()
+    try:
+        session_id = await old.client.new_session()
+        llm.enqueue(
+            ScriptedTurn(blocks=[Thinking(text="hmm"), ToolCall(name="bash", arguments={"command": "echo 42"})]),
+            ScriptedTurn(blocks=[Text(text="it is 42")]),
+        )
+        await old.client.turn(session_id, "what is it?")
+        before = await old.client.session(session_id)
+    finally:
+        old.stop(signal.SIGTERM)
+    after = await prime.session(session_id)  # this test's server: a restart on the same agent dir
+    assert after["messages"] == before["messages"]
+    assert after["session"]["sessionId"] == session_id and after["model"] == before["model"]
+    assert after["usage"] == before["usage"]
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="still 42")]))
+    assert text_of(await prime.turn(session_id, "and now?")) == "still 42"
+
+
+async def wait_for(path: Path) -> None:
+    for _ in range(200):
+        if path.exists():
+            return
+        await asyncio.sleep(0.025)
+    raise AssertionError(f"{path} never appeared")
+
+
+async def test_a_question_pending_at_a_crash_is_cancelled_cleanly(
+    prime: PrimeClient, llm: ScriptedLLMServer, agent_dir: Path, jp_root_dir: Path, tmp_path: Path
+) -> None:
+    old = await ServerProcess(agent_dir, jp_root_dir, tmp_path / "old").ready()
+    question: Json = {}
+    try:
+        session_id = await old.client.new_session()
+        llm.enqueue(ScriptedTurn(blocks=[ASK]))
+        async with old.client.chat({"sessionId": session_id, "message": "do it"}) as stream:
+            async for frame in stream:
+                if frame["type"] == "question":
+                    question = frame
+                    break
+        await wait_for(agent_dir / "pending-questions" / f"{session_id}.json")
+    finally:
+        old.stop(signal.SIGKILL)
+    async with prime.events(session_id, cursor=0) as sse:  # opening the session cancels the question
+        await sse.frame()
+        seq, resolved = await sse.frame()
+    assert resolved == {"type": "question-resolved", "id": question["id"], "cancelled": "shutdown"} and seq == 1
+    snapshot = await prime.session(session_id)
+    assert snapshot["pendingQuestions"] == []
+    ask = snapshot["messages"][1]["parts"][0]
+    assert ask["state"] == "output-available" and ask["output"]["content"][0]["text"] == RESTART_TEXT
+    assert not (agent_dir / "pending-questions" / f"{session_id}.json").exists()
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="asking again later")]))
+    await prime.turn(session_id, "sorry, the server went down")
+    sent = json.dumps(llm.requests[-1].body)
+    assert RESTART_TEXT in sent
