@@ -40,6 +40,10 @@ class SessionOptions:
     """A person can answer questions (panel, terminal app, notebook): the `ask` tool is offered."""
     manager: SessionManager | None = None
     """A transcript already opened or made (a fork, a seeded session); overrides `mode`."""
+    kernel_name: str | None = None
+    """The kernel spec of the `ipython` tool (default: settings, then python3)."""
+    tool_timeout_s: float | None = None
+    """How long one `ipython` call may run before it is interrupted (default: settings, then 600 s)."""
 
 
 def sessions_dir(directory: Path | None = None) -> Path:
@@ -62,7 +66,11 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
     names = list(options.tools or settings.tools or DEFAULT_TOOLS)
     if options.interactive and "ask" not in names:
         names.append("ask")
-    kernel = KernelConfig(settings.kernel.name, settings.kernel.timeout_s, options.kernel_manager)
+    kernel = KernelConfig(
+        options.kernel_name or settings.kernel.name,
+        options.tool_timeout_s or settings.kernel.timeout_s,
+        options.kernel_manager,
+    )
     tool_set = build_tool_set([n for n in names if n != "ask"], Path(manager.cwd), model, kernel)
     prompt = build_system_prompt(
         PromptOptions(

@@ -15,7 +15,7 @@ import re
 from collections.abc import Coroutine
 from pathlib import Path
 
-from prime_jupyter.ai.models import THINKING_LEVELS, ThinkingLevel, supported_thinking_levels
+from prime_jupyter.ai.models import THINKING_LEVELS, ThinkingLevel
 from prime_jupyter.ai.registry import ModelRegistry
 from prime_jupyter.ai.types import AssistantMessage, TextContent, UserMessage
 from prime_jupyter.connection.in_process import InProcessAgentConnection
@@ -30,6 +30,7 @@ from prime_jupyter.protocol.requests import (
 )
 from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.runtime.factory import SessionOptions, create_agent_session
+from prime_jupyter.runtime.views import model_infos
 from prime_jupyter.server.config import BridgeConfig
 from prime_jupyter.server.dialogs import PendingDialogRegistry
 from prime_jupyter.server.kernels import KernelReadiness, SpecLookup
@@ -151,11 +152,9 @@ class PrimeBridge:
             agent_dir=self.config.agent_dir,
             interactive=True,
             kernel_manager=self.kernel_manager,
+            kernel_name=self.config.kernel_name,
+            tool_timeout_s=self.config.tool_timeout_s,
         )
-        # TODO(runtime): SessionOptions has no kernel name or tool timeout yet; pass them once it does.
-        for name, value in (("kernel_name", self.config.kernel_name), ("tool_timeout_s", self.config.tool_timeout_s)):
-            if hasattr(options, name):
-                setattr(options, name, value)
         return options
 
     def _register(self, session: AgentSession, options: SessionOptions) -> LiveSession:
@@ -256,22 +255,7 @@ class PrimeBridge:
 
 
 def _model_infos(agent_dir: Path) -> list[ModelInfo]:
-    registry = ModelRegistry.load(agent_dir)
-    keys = {provider: registry.has_key(provider) for provider in registry.providers()}
-    return [
-        ModelInfo(
-            provider=m.provider,
-            id=m.id,
-            name=m.name,
-            reasoning=m.reasoning,
-            images=m.accepts_images,
-            context_window=m.context_window,
-            max_tokens=m.max_tokens,
-            thinking_levels=list(supported_thinking_levels(m)),
-            available=keys.get(m.provider, False),
-        )
-        for m in registry.models
-    ]
+    return model_infos(ModelRegistry.load(agent_dir))
 
 
 def _seed(session: AgentSession, seeds: list[SeedMessage]) -> None:
