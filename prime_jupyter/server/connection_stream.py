@@ -9,9 +9,6 @@ new stream from its cursor. A client that goes away just ends the stream; the se
 
 from __future__ import annotations
 
-import asyncio
-from collections import deque
-
 from tornado.iostream import StreamClosedError
 from tornado.web import RequestHandler
 
@@ -19,18 +16,18 @@ from prime_jupyter.protocol.frames import ConnectedFrame, ResyncRequiredFrame
 from prime_jupyter.protocol.framing import SSE_HEARTBEAT, encode_sse
 from prime_jupyter.protocol.version import CAPABILITIES, PROTOCOL_VERSION, SCHEMA_REVISION
 from prime_jupyter.server.connection_log import EventLog, LogEntry
+from prime_jupyter.server.feeds import Feed
 
 __all__ = ["Outbox", "open_outbox", "pump"]
 
 _RESYNC = LogEntry(None, encode_sse(ResyncRequiredFrame(reason="cursor-expired")))
 
 
-class Outbox:
+class Outbox(Feed[LogEntry]):
+    """A `Feed` of log entries whose overflow ends the stream with `resync-required`."""
+
     def __init__(self, limit: int) -> None:
-        self._items: deque[LogEntry] = deque()
-        self._wake = asyncio.Event()
-        self._limit = limit
-        self.closed = False
+        super().__init__(limit)
 
     def put(self, entry: LogEntry | None) -> None:
         """Queue an entry; None (the session closed) ends the stream once the rest is written."""
@@ -38,34 +35,15 @@ class Outbox:
             return
         if entry is None:
             return self.close()
-        if len(self._items) >= self._limit:
+        if self._limit is not None and len(self._items) >= self._limit:
             self._items.clear()
             return self.resync()
-        self._items.append(entry)
-        self._wake.set()
+        super().put(entry)
 
     def resync(self) -> None:
         """Send `resync-required` after what is waiting, then end the stream."""
         self._items.append(_RESYNC)
         self.close()
-
-    def close(self) -> None:
-        self.closed = True
-        self._wake.set()
-
-    async def next_batch(self, idle_s: float) -> list[LogEntry] | None:
-        """Everything waiting; `[]` after `idle_s` with nothing new; None once closed and drained."""
-        if not self._items and not self.closed:
-            self._wake.clear()
-            try:
-                await asyncio.wait_for(self._wake.wait(), idle_s)
-            except TimeoutError:
-                return []
-        if not self._items:
-            return None
-        batch = list(self._items)
-        self._items.clear()
-        return batch
 
 
 def open_outbox(log: EventLog, cursor: int | None) -> Outbox:

@@ -13,21 +13,22 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Callable
-
-from prime_jupyter.server.ring import RingEntry
+from typing import Generic, TypeVar
 
 __all__ = ["Feed"]
 
+T = TypeVar("T")
 
-class Feed:
-    def __init__(self, limit: int | None = None, overflow: Callable[[], RingEntry] | None = None) -> None:
-        self._items: deque[RingEntry] = deque()
+
+class Feed(Generic[T]):
+    def __init__(self, limit: int | None = None, overflow: Callable[[], T] | None = None) -> None:
+        self._items: deque[T] = deque()
         self._wake = asyncio.Event()
         self._limit = limit
         self._overflow = overflow
         self.closed = False
 
-    def put(self, entry: RingEntry) -> None:
+    def put(self, entry: T) -> None:
         if self.closed:
             return
         if self._limit is not None and len(self._items) >= self._limit and self._overflow is not None:
@@ -41,7 +42,7 @@ class Feed:
         self.closed = True
         self._wake.set()
 
-    async def next_batch(self, idle_s: float | None = None) -> list[RingEntry] | None:
+    async def next_batch(self, idle_s: float | None = None) -> list[T] | None:
         """Everything waiting (at least one frame); `[]` when `idle_s` passed with nothing new; None
         once the feed is closed and drained."""
         if not self._items and not self.closed:

@@ -111,7 +111,7 @@ class ChatEventsHandler(PrimeHandler):
     cursor). A client that falls a whole ring behind gets `resync-required` the same way. An idle
     stream carries `: heartbeat` comments."""
 
-    _feed: Feed | None = None
+    _feed: Feed[RingEntry] | None = None
 
     @web.authenticated
     @authorized
@@ -139,13 +139,15 @@ class ChatEventsHandler(PrimeHandler):
             self._feed.close()
 
 
-def _event_feed(live: LiveSession, cursor: int | None) -> Feed:
+def _event_feed(live: LiveSession, cursor: int | None) -> Feed[RingEntry]:
     """A feed that starts with `connected` and the replay after `cursor` (none without a cursor)."""
 
     def resync() -> RingEntry:
         return unsequenced(ResyncRequiredFrame(reason="cursor-expired"))
 
-    feed = Feed(limit=live.ring.capacity + 2, overflow=resync)  # room for `connected` and a full replay
+    feed: Feed[RingEntry] = Feed(
+        limit=live.ring.capacity + 2, overflow=resync
+    )  # room for `connected` and a full replay
     connected = ConnectedFrame(
         session_id=live.session_id,
         protocol_version=PROTOCOL_VERSION,

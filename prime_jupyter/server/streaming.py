@@ -13,6 +13,7 @@ from tornado.web import RequestHandler
 
 from prime_jupyter.protocol.framing import SSE_HEARTBEAT
 from prime_jupyter.server.feeds import Feed
+from prime_jupyter.server.ring import RingEntry
 
 __all__ = ["NDJSON", "SSE", "begin_stream", "end_stream", "pump_ndjson", "pump_sse"]
 
@@ -41,7 +42,7 @@ async def _write(handler: RequestHandler, data: bytes) -> bool:
     return True
 
 
-async def pump_ndjson(handler: RequestHandler, feed: Feed) -> bool:
+async def pump_ndjson(handler: RequestHandler, feed: Feed[RingEntry]) -> bool:
     """Write the feed as NDJSON lines until it closes; False when the client went away first."""
     while (batch := await feed.next_batch()) is not None:
         if not await _write(handler, b"".join(entry.ndjson() for entry in batch)):
@@ -49,7 +50,7 @@ async def pump_ndjson(handler: RequestHandler, feed: Feed) -> bool:
     return True
 
 
-async def pump_sse(handler: RequestHandler, feed: Feed, heartbeat_s: float) -> bool:
+async def pump_sse(handler: RequestHandler, feed: Feed[RingEntry], heartbeat_s: float) -> bool:
     """Write the feed as SSE messages, with a heartbeat comment when nothing happened for `heartbeat_s`."""
     while (batch := await feed.next_batch(heartbeat_s)) is not None:
         data = b"".join(entry.sse() for entry in batch) if batch else SSE_HEARTBEAT

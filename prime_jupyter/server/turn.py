@@ -37,7 +37,7 @@ def error_reason(error: BaseException) -> ErrorReason:
 
 class TurnStream:
     def __init__(self, live: LiveSession) -> None:
-        self.feed = Feed()
+        self.feed: Feed[RingEntry] = Feed()
         self._live = live
         self._run_id: str | None = None
         self._finished = False
