@@ -20,7 +20,7 @@ from prime_jupyter.ai.types import ImageContent
 from prime_jupyter.connection.base import AgentConnection
 
 from .args import build_parser
-from .prompt_input import PromptError, assemble_prompt
+from .prompt_input import read_prompt
 
 __all__ = ["main"]
 
@@ -36,17 +36,11 @@ def main(argv: list[str] | None = None) -> int:
         return attach_main(words[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
-    stdin_text = None if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
-    cwd = Path(os.getcwd())
-    try:
-        prompt = assemble_prompt(args.messages, stdin_text, cwd)
-    except PromptError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    if not prompt.text.strip():
+    prompt = read_prompt(args.messages, "jupyter prime -p 'what is in this folder?'")
+    if prompt is None:
         parser.print_usage(sys.stderr)
-        print("error: give a prompt, e.g. jupyter prime -p 'what is in this folder?'", file=sys.stderr)
         return 2
+    cwd = Path(os.getcwd())
     code: int = asyncio.run(_run(args, prompt.text, prompt.images, cwd))
     return code
 

@@ -21,7 +21,7 @@ from prime_jupyter.errors import PrimeError
 from prime_jupyter.protocol.requests import ModelRef
 
 from .headless import run_headless
-from .prompt_input import PromptError, assemble_prompt
+from .prompt_input import read_prompt
 
 __all__ = ["build_attach_parser", "main"]
 
@@ -52,16 +52,10 @@ def build_attach_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     args = build_attach_parser().parse_args(argv)
-    stdin_text = None if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    prompt = read_prompt(args.messages, "jupyter prime attach -p 'what is in this folder?'")
+    if prompt is None:
+        return 2
     cwd = Path(os.getcwd())
-    try:
-        prompt = assemble_prompt(args.messages, stdin_text, cwd)
-    except PromptError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    if not prompt.text.strip():
-        print("error: give a prompt, e.g. jupyter prime attach -p 'what is in this folder?'", file=sys.stderr)
-        return 2
     code: int = asyncio.run(_run(args, prompt.text, prompt.images, cwd))
     return code
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from prime_jupyter.ai.types import ImageContent
 
-__all__ = ["PromptInput", "assemble_prompt"]
+__all__ = ["PromptInput", "assemble_prompt", "read_prompt"]
 
 _IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
 
@@ -22,6 +22,24 @@ class PromptInput:
 
 class PromptError(Exception):
     """An @file argument that cannot be read; the message says which and why."""
+
+
+def read_prompt(words: list[str], example: str) -> PromptInput | None:
+    """The prompt from the words, `@file`s and piped stdin; None (after saying why on stderr) when there is
+    none or a file cannot be read. `example` is a command line that shows how to give one."""
+    import os
+    import sys
+
+    stdin_text = None if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    try:
+        prompt = assemble_prompt(words, stdin_text, Path(os.getcwd()))
+    except PromptError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return None
+    if not prompt.text.strip():
+        print(f"error: give a prompt, e.g. {example}", file=sys.stderr)
+        return None
+    return prompt
 
 
 def assemble_prompt(words: list[str], stdin_text: str | None, cwd: Path) -> PromptInput:
