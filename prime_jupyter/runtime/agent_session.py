@@ -37,12 +37,11 @@ from prime_jupyter.sessions.context import to_llm_message
 from prime_jupyter.sessions.entries import MessageEntry
 from prime_jupyter.sessions.manager import SessionManager
 
-__all__ = ["AgentSession", "Listener", "StreamingBehavior"]
+__all__ = ["AgentSession", "Listener"]
 
 log = logging.getLogger(__name__)
 
 Listener = Callable[[SessionEvent], None]
-StreamingBehavior = str  # "steer" | "follow_up"
 
 
 class AgentSession:
