@@ -1,0 +1,64 @@
+"""The HTTP stack under the provider SDKs, and their clients: one per event loop and settings.
+
+Both SDKs run on httpx unless told otherwise. They also offer aiohttp (`DefaultAioHttpClient`, the
+SDKs' documented alternative), whose C parser and protocol-based reads cost about a third less CPU
+per streamed delta (`benchmarks/bench_server.py`): worth it in a long-lived host that streams many
+sessions at once, the Jupyter server. The command line stays on httpx, because importing aiohttp
+adds about 170 ms to a launch.
+
+An SDK client holds a connection pool, so turns reuse their connection; a pool belongs to the event
+loop that opened it (aiohttp's strictly so), hence one client per loop. A loop that is gone takes its
+clients with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import weakref
+from collections.abc import Callable, Hashable
+from typing import Literal, TypeVar, cast
+
+__all__ = ["HttpBackend", "aiohttp_available", "cached_client", "close_clients", "http_backend", "set_http_backend"]
+
+HttpBackend = Literal["httpx", "aiohttp"]
+T = TypeVar("T")
+
+_backend: HttpBackend = "httpx"
+_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[Hashable, object]] = weakref.WeakKeyDictionary()
+
+
+def aiohttp_available() -> bool:
+    return importlib.util.find_spec("aiohttp") is not None
+
+
+def set_http_backend(backend: HttpBackend) -> None:
+    """Choose the HTTP stack of the clients made from now on (made clients keep theirs)."""
+    global _backend
+    if backend not in ("httpx", "aiohttp"):
+        raise ValueError(f"unknown HTTP backend {backend!r}: use 'httpx' or 'aiohttp'")
+    if backend == "aiohttp" and not aiohttp_available():
+        raise ValueError("the aiohttp HTTP backend needs the aiohttp package: pip install aiohttp")
+    _backend = backend
+
+
+def http_backend() -> HttpBackend:
+    return _backend
+
+
+def cached_client(key: Hashable, make: Callable[[bool], T]) -> T:
+    """The client for `key` on the running loop; `make(use_aiohttp)` builds it the first time."""
+    per_loop = _clients.setdefault(asyncio.get_running_loop(), {})
+    full_key = (key, _backend)
+    client = per_loop.get(full_key)
+    if client is None:
+        client = per_loop[full_key] = make(_backend == "aiohttp")
+    return cast(T, client)
+
+
+async def close_clients() -> None:
+    """Close the clients of the running loop (their connection pools), e.g. when the server stops."""
+    for client in _clients.pop(asyncio.get_running_loop(), {}).values():
+        close = getattr(client, "close", None)
+        if close is not None:
+            await close()
