@@ -857,9 +857,15 @@ export interface InfoResponse {
   capabilities: string[];
   kernel: KernelStatus;
 }
+/**
+ * Whether a session here can get a kernel (`ready`: its spec exists and the latest prewarm did not
+ * fail; else `reason`), and how many session kernels are `starting` and `running` right now.
+ */
 export interface KernelStatus {
   ready: boolean;
   reason?: string | null;
+  starting?: number;
+  running?: number;
 }
 export interface ModelInfo {
   provider: string;

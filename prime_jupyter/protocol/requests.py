@@ -61,8 +61,13 @@ class ModelRef(WireModel):
 
 
 class KernelStatus(WireModel):
+    """Whether a session here can get a kernel (`ready`: its spec exists and the latest prewarm did not
+    fail; else `reason`), and how many session kernels are `starting` and `running` right now."""
+
     ready: bool
     reason: str | None = None
+    starting: int = 0
+    running: int = 0
 
 
 class InfoResponse(WireModel):

@@ -78,7 +78,7 @@ REVISIONS: dict[int, str] = {
     1: "protocol 1: chat frames, chat routes, connection commands, hydration",
 }
 SCHEMA_FINGERPRINTS: dict[int, str] = {
-    1: "4f8f4f6c43b8",
+    1: "c23c2796b12e",
 }
 """`schema.schema_fingerprint()` of each revision's exported schema."""
 

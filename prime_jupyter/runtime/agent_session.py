@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from prime_jupyter.agent.loop import LoopConfig, run_loop
 from prime_jupyter.agent.retry import RetryPolicy
@@ -37,6 +38,9 @@ from prime_jupyter.sessions.context import to_llm_message
 from prime_jupyter.sessions.entries import MessageEntry
 from prime_jupyter.sessions.manager import SessionManager
 
+if TYPE_CHECKING:
+    from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
+
 __all__ = ["AgentSession", "Listener"]
 
 log = logging.getLogger(__name__)
@@ -56,6 +60,7 @@ class AgentSession:
         tools: list[AnyTool],
         system_prompt: str,
         disposers: list[Callable[[], Awaitable[None]]] | None = None,
+        kernel: IpythonKernelProvisioner | None = None,
     ) -> None:
         self.manager = manager
         self.registry = registry
@@ -68,6 +73,8 @@ class AgentSession:
         self.follow_ups = MessageQueue(settings.follow_up_mode)
         self._listeners: list[Listener] = []
         self._disposers = disposers or []
+        self.kernel = kernel
+        """The kernel of the session's `ipython` tool (None without one): the server reports its start."""
         self._controller: AbortController | None = None
         self._run_task: asyncio.Task[None] | None = None
         self._compactor = CompactionRunner(self)

@@ -92,6 +92,7 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
         tools=tool_set.tools,
         system_prompt=prompt,
         disposers=tool_set.disposers,
+        kernel=tool_set.kernel,
     )
     if "ask" in names:
         session.tools.append(make_ask_tool(session.ui.ask))

@@ -5,10 +5,14 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from prime_jupyter.agent.tool import AnyTool
 from prime_jupyter.ai.models import Model
 from prime_jupyter.errors import ConfigError
+
+if TYPE_CHECKING:
+    from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
 
 __all__ = ["ALL_TOOLS", "DEFAULT_TOOLS", "ToolSet", "build_tool_set"]
 
@@ -22,6 +26,8 @@ class ToolSet:
     guidance: str = ""
     disposers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     prewarm: Callable[[], None] | None = None
+    kernel: IpythonKernelProvisioner | None = None
+    """The kernel of the `ipython` tool, when the set has it."""
 
 
 @dataclass(frozen=True)
@@ -77,3 +83,4 @@ def _add_ipython(result: ToolSet, cwd: Path, model: Model, kernel: KernelConfig)
     result.guidance = guidance
     result.disposers.append(provisioner.dispose)
     result.prewarm = provisioner.prewarm
+    result.kernel = provisioner

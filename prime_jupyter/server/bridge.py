@@ -33,7 +33,7 @@ from prime_jupyter.runtime.factory import SessionOptions, create_agent_session
 from prime_jupyter.runtime.views import model_infos
 from prime_jupyter.server.config import BridgeConfig
 from prime_jupyter.server.dialogs import PendingDialogRegistry
-from prime_jupyter.server.kernels import KernelReadiness, SpecLookup
+from prime_jupyter.server.kernels import KernelReadiness, SpecLookup, session_kernel
 from prime_jupyter.server.live import LiveSession
 from prime_jupyter.server.views import saved_summary
 from prime_jupyter.sessions.listing import SessionInfo, delete_session, find_session, list_sessions, rename_session
@@ -63,7 +63,7 @@ class PrimeBridge:
         self.config = config
         self.kernel_manager = kernel_manager
         self.dialogs = PendingDialogRegistry(config.questions_dir)
-        self.kernels = KernelReadiness(config.kernel_name, spec_lookup)
+        self.kernels = KernelReadiness(config.kernel_name, spec_lookup, kernel_manager)
         self._live: dict[str, LiveSession] = {}
         self._opening = asyncio.Lock()
         self._tasks: set[asyncio.Future[None]] = set()
@@ -90,6 +90,7 @@ class PrimeBridge:
         lives = list(self._live.values())
         self._live.clear()
         for live in lives:
+            self.kernels.forget(live.session_id)
             live.session.ui.cancel_all("shutdown")
         await asyncio.gather(*(self._dispose(live) for live in lives))
         for task in list(self._tasks):
@@ -162,7 +163,9 @@ class PrimeBridge:
         live = LiveSession(InProcessAgentConnection(session, options), self.config.ring_size)
         self._live[live.session_id] = live
         self.dialogs.watch(live)
-        self.spawn(self.kernels.track(session))
+        kernel = session_kernel(session)
+        if kernel is not None:
+            self.spawn(self.kernels.track(live.session_id, kernel))
         return live
 
     def _saved(self, session_id: str) -> SessionInfo:
@@ -220,6 +223,7 @@ class PrimeBridge:
     async def delete(self, session_id: str) -> None:
         """Cancel its questions, stop its run, close its streams, remove its transcript."""
         live = self._live.pop(session_id, None)
+        self.kernels.forget(session_id)
         if live is not None:
             live.session.ui.cancel_all("shutdown")
             await self._dispose(live)

@@ -2,20 +2,25 @@
 
 Kernels come from the server's own kernel manager (the session factory is given
 `serverapp.kernel_manager`, and starts the session's kernel in the background as soon as the session
-exists: the prewarm). Readiness is first the kernel spec check made when the extension starts (its
-first request), then the outcome of the latest prewarm of a session that has a kernel.
+exists: the prewarm). `GET info` says:
+
+- `ready`: a kernel can be had. The kernel spec was found (checked when the extension starts, on its
+  first request) and the latest prewarm to finish did not fail; `reason` says why not.
+- `starting`: session kernels whose prewarm is under way.
+- `running`: open sessions holding a started kernel that the kernel manager still has (a kernel shut
+  down from elsewhere, culled, or dead for good is gone from it). A deleted session is forgotten first.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import Protocol, runtime_checkable
 
 from prime_jupyter.protocol.requests import KernelStatus
 
-__all__ = ["KernelReadiness"]
+__all__ = ["KernelReadiness", "SessionKernel", "SpecLookup", "session_kernel"]
 
 log = logging.getLogger(__name__)
 
@@ -24,38 +29,88 @@ SpecLookup = Callable[[str], object]
 
 
 @runtime_checkable
-class _Warmable(Protocol):
-    def ensure(self) -> Awaitable[object]: ...
+class SessionKernel(Protocol):
+    """What readiness reads of a session's kernel (`kernel.provisioner.IpythonKernelProvisioner`)."""
+
+    @property
+    def kernel_id(self) -> str | None:
+        """The started kernel's id; None while there is none (not started, starting, failed, closed)."""
+        ...
+
+    async def ensure(self) -> object:
+        """The started kernel, starting it first; raises when it cannot be started."""
+        ...
+
+
+@runtime_checkable
+class _KernelList(Protocol):
+    def list_kernel_ids(self) -> list[str]: ...
+
+
+def session_kernel(session: object) -> SessionKernel | None:
+    """The session's kernel (`session.kernel`), or None when its tools use none."""
+    kernel = getattr(session, "kernel", None)
+    return kernel if isinstance(kernel, SessionKernel) else None
 
 
 class KernelReadiness:
-    def __init__(self, kernel_name: str, spec_lookup: SpecLookup | None = None, timeout_s: float = 60.0) -> None:
+    def __init__(
+        self, kernel_name: str, spec_lookup: SpecLookup | None = None, kernel_manager: object | None = None
+    ) -> None:
+        """`kernel_manager`: the manager the sessions' kernels come from (its kernel list says which are
+        still there); None when they are started elsewhere."""
         self.kernel_name = kernel_name
         self._lookup = spec_lookup
-        self._timeout_s = timeout_s
-        self.status = KernelStatus(ready=False, reason="kernel readiness not checked yet")
+        self._manager = kernel_manager if isinstance(kernel_manager, _KernelList) else None
+        self._spec_problem: str | None = "kernel readiness not checked yet"
+        self._prewarm_problem: str | None = None
+        self._kernels: dict[str, SessionKernel] = {}
+        self._starting: set[str] = set()
+
+    @property
+    def status(self) -> KernelStatus:
+        reason = self._spec_problem or self._prewarm_problem
+        return KernelStatus(ready=reason is None, reason=reason, starting=len(self._starting), running=self._running())
 
     async def check(self) -> None:
         """Look the kernel spec up (once, when the extension starts)."""
         if self._lookup is None:
-            self.status = KernelStatus(ready=False, reason="no kernel spec manager")
+            self._spec_problem = "no kernel spec manager"
             return
         try:
             await asyncio.to_thread(self._lookup, self.kernel_name)
         except Exception as exc:
-            self.status = KernelStatus(ready=False, reason=f"no kernel spec {self.kernel_name!r}: {exc}")
+            self._spec_problem = f"no kernel spec {self.kernel_name!r}: {exc}"
         else:
-            self.status = KernelStatus(ready=True)
+            self._spec_problem = None
 
-    async def track(self, session: object) -> None:
-        """Follow a session's kernel prewarm, if it has a kernel (`session.kernel.ensure()`)."""
-        kernel = getattr(session, "kernel", None)
-        if not isinstance(kernel, _Warmable):
-            return
+    def track(self, session_id: str, kernel: SessionKernel) -> Coroutine[object, object, None]:
+        """Count the session's kernel as starting from now on, and return the work that follows its
+        prewarm to the end (the caller spawns it)."""
+        self._kernels[session_id] = kernel
+        self._starting.add(session_id)
+        return self._follow(session_id, kernel)
+
+    def forget(self, session_id: str) -> None:
+        """The session is closing: stop counting its kernel, and ignore how its prewarm ends."""
+        self._kernels.pop(session_id, None)
+        self._starting.discard(session_id)
+
+    async def _follow(self, session_id: str, kernel: SessionKernel) -> None:
         try:
-            await asyncio.wait_for(kernel.ensure(), self._timeout_s)
+            await kernel.ensure()
         except Exception as exc:
-            log.warning("kernel prewarm failed: %s", exc)
-            self.status = KernelStatus(ready=False, reason=f"the kernel did not start: {exc}")
+            problem: str | None = f"the kernel did not start: {exc}"
         else:
-            self.status = KernelStatus(ready=True)
+            problem = None
+        if self._kernels.get(session_id) is not kernel:
+            return  # forgotten meanwhile (deleted): a start cut short by closing is no news
+        self._starting.discard(session_id)
+        self._prewarm_problem = problem
+        if problem is not None:
+            log.warning("kernel prewarm of session %s failed: %s", session_id, problem)
+
+    def _running(self) -> int:
+        listed = set(self._manager.list_kernel_ids()) if self._manager is not None else None
+        started = (k.kernel_id for s, k in self._kernels.items() if s not in self._starting)
+        return sum(1 for kernel_id in started if kernel_id is not None and (listed is None or kernel_id in listed))
