@@ -59,7 +59,7 @@ class EventLog:
         self.capacity = max(1, capacity)
         self.last_seq = time.time_ns() // 1000
         self.closed = False
-        self._entries: deque[LogEntry] = deque(maxlen=self.capacity)
+        self._entries: deque[bytes] = deque(maxlen=self.capacity)  # bytes only: no work for the GC
         self._streaming: AssistantMessage | None = None
         self._listeners: dict[int, LogListener] = {}
         self._next_listener = 0
@@ -76,7 +76,8 @@ class EventLog:
         """The entries after `cursor`; None when the log cannot say what followed it."""
         if cursor > self.last_seq or cursor < self.first_seq - 1:
             return None
-        return list(islice(self._entries, cursor - self.first_seq + 1, None))
+        skip = cursor - self.first_seq + 1
+        return [LogEntry(cursor + i, sse) for i, sse in enumerate(islice(self._entries, skip, None), 1)]
 
     def snapshot(self) -> AttachSnapshot:
         """The session as of `last_seq`: follow the stream from that cursor and nothing is missed."""
@@ -106,7 +107,7 @@ class EventLog:
             self._track(event.event)
             self.last_seq += 1
             entry = LogEntry(self.last_seq, _session_event_sse(self.last_seq, event.event))
-            self._entries.append(entry)
+            self._entries.append(entry.sse)
             for listener in tuple(self._listeners.values()):
                 listener(entry)
 

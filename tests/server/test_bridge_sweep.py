@@ -10,6 +10,7 @@ import pytest
 
 from prime_jupyter.ai.types import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
 from prime_jupyter.protocol.frames import QuestionResolvedFrame
+from prime_jupyter.protocol.wire import dump_json
 from prime_jupyter.protocol.questions import Question
 from prime_jupyter.protocol.wire import dump_json
 from prime_jupyter.server.bridge import PrimeBridge
@@ -72,7 +73,8 @@ async def test_start_cancels_what_dead_servers_left_and_spares_live_ones(tmp_pat
         assert not orphan_file.exists() and not gone_file.exists()
         assert results(busy) == [] and busy_file.exists()
         live = await bridge.get(orphan.session_id)  # its clients hear about it when it opens
-        assert [e.frame for e in live.ring.since(0) or []] == [QuestionResolvedFrame(id="q-1", cancelled="shutdown")]
+        replayed = [e.json for e in live.ring.since(0) or []]
+        assert replayed == [dump_json(QuestionResolvedFrame(id="q-1", cancelled="shutdown"))]
         await bridge.shutdown()
     finally:
         living.kill()

@@ -15,26 +15,30 @@ async def test_replay_after_a_cursor_gives_exactly_the_frames_that_followed(
     llm.enqueue(ScriptedTurn(blocks=[Text(text="one two three four", chunks=4)]))
     turn = await prime.turn(session_id, "count")
     cursor = (await prime.session(session_id))["cursor"]
-    assert cursor == len(turn)  # the run's frames are all the session has said
+    first = cursor - len(turn) + 1  # the run's frames are all the session has said
     for header in (True, False):
-        async with prime.events(session_id, cursor=3, header=header) as sse:
+        async with prime.events(session_id, cursor=first + 2, header=header) as sse:
             seq, connected = await sse.frame()
             assert seq is None and connected["type"] == "connected" and connected["cursor"] == cursor
-            replayed = [await sse.frame() for _ in range(cursor - 3)]
-        assert [s for s, _ in replayed] == list(range(4, cursor + 1))
+            replayed = [await sse.frame() for _ in range(len(turn) - 3)]
+        assert [s for s, _ in replayed] == list(range(first + 3, cursor + 1))
         assert [f for _, f in replayed] == turn[3:]
+    async with prime.events(session_id, cursor=0) as sse:  # 0: nothing seen yet, so all of it
+        await sse.frame()
+        assert [await sse.frame() for _ in turn] == list(zip(range(first, cursor + 1), turn, strict=True))
 
 
 async def test_without_a_cursor_only_new_frames_come(prime: PrimeClient, llm: ScriptedLLMServer) -> None:
     session_id = await prime.new_session()
     llm.enqueue(ScriptedTurn(blocks=[Text(text="first")]), ScriptedTurn(blocks=[Text(text="second")]))
-    first = await prime.turn(session_id, "a")
+    await prime.turn(session_id, "a")
+    cursor = (await prime.session(session_id))["cursor"]
     async with prime.events(session_id) as sse:
         _, connected = await sse.frame()
         await prime.turn(session_id, "b")
         frames = await sse.until(lambda f: f["type"] == "done")
-    assert connected["cursor"] == len(first)
-    assert frames[0] == (len(first) + 1, frames[0][1]) and frames[0][1]["type"] == "start"
+    assert connected["cursor"] == cursor
+    assert frames[0] == (cursor + 1, frames[0][1]) and frames[0][1]["type"] == "start"
     assert text_of([f for _, f in frames]) == "second"
 
 
@@ -45,21 +49,25 @@ async def test_a_cursor_that_fell_out_of_the_ring_gets_resync_required(
     llm.enqueue(ScriptedTurn(blocks=[Text(text="x" * 600, chunks=600)]))
     turn = await prime.turn(session_id, "long")
     assert len(turn) > 600
-    async with prime.events(session_id, cursor=5) as sse:
+    last = (await prime.session(session_id))["cursor"]
+    for gone in (last - len(turn) + 5, 0):
+        async with prime.events(session_id, cursor=gone) as sse:
+            await sse.frame()
+            seq, frame = await sse.frame()
+            assert seq is None and frame == {"type": "resync-required", "reason": "cursor-expired"}
+    async with prime.events(session_id, cursor=last - 500) as sse:  # the oldest frame still held
         await sse.frame()
         seq, frame = await sse.frame()
-        assert seq is None and frame == {"type": "resync-required", "reason": "cursor-expired"}
-    async with prime.events(session_id, cursor=len(turn) - 500) as sse:  # the oldest frame still held
-        await sse.frame()
-        seq, frame = await sse.frame()
-        assert seq == len(turn) - 499 and frame == turn[-500]
+        assert seq == last - 499 and frame == turn[-500]
 
 
-async def test_a_cursor_from_an_earlier_server_gets_resync_required(prime: PrimeClient) -> None:
+async def test_a_cursor_it_never_handed_out_gets_resync_required(prime: PrimeClient) -> None:
     session_id = await prime.new_session()
-    async with prime.events(session_id, cursor=742) as sse:
-        await sse.frame()
-        assert (await sse.frame())[1]["type"] == "resync-required"
+    cursor = (await prime.session(session_id))["cursor"]
+    for stranger in (742, cursor + 1):  # below the ring (an earlier server process), or ahead of it
+        async with prime.events(session_id, cursor=stranger) as sse:
+            await sse.frame()
+            assert (await sse.frame())[1]["type"] == "resync-required"
 
 
 async def test_reconnecting_in_the_middle_of_a_run_loses_nothing(prime: PrimeClient, llm: ScriptedLLMServer) -> None:

@@ -1,5 +1,6 @@
-"""A server restart: a session resumed in a new server hydrates identically, and a question pending
-when the old server died is cancelled cleanly (recorded in the transcript), not lost."""
+"""A server restart: a session resumed in a new server hydrates identically, a question pending when
+the old server died is cancelled cleanly (recorded in the transcript), not lost, and the SSE cursors
+of the old server are refused (`resync-required`), never replayed from."""
 
 from __future__ import annotations
 
@@ -63,9 +64,10 @@ async def test_a_question_pending_at_a_crash_is_cancelled_cleanly(
     finally:
         old.stop(signal.SIGKILL)
     async with prime.events(session_id, cursor=0) as sse:  # opening the session cancels the question
-        await sse.frame()
+        _, connected = await sse.frame()
         seq, resolved = await sse.frame()
-    assert resolved == {"type": "question-resolved", "id": question["id"], "cancelled": "shutdown"} and seq == 1
+    assert resolved == {"type": "question-resolved", "id": question["id"], "cancelled": "shutdown"}
+    assert seq == connected["cursor"]  # replayed from the ring's start, and the only frame in it
     snapshot = await prime.session(session_id)
     assert snapshot["pendingQuestions"] == []
     ask = snapshot["messages"][1]["parts"][0]
@@ -75,3 +77,28 @@ async def test_a_question_pending_at_a_crash_is_cancelled_cleanly(
     await prime.turn(session_id, "sorry, the server went down")
     sent = json.dumps(llm.requests[-1].body)
     assert RESTART_TEXT in sent
+
+
+async def test_a_cursor_from_the_old_server_gets_resync_required_and_no_frames(
+    prime: PrimeClient, llm: ScriptedLLMServer, agent_dir: Path, jp_root_dir: Path, tmp_path: Path
+) -> None:
+    """Regression: rings numbered from 1 in every process replayed the new server's frames after an old
+    cursor as soon as the new ring had grown past it."""
+    old = await ServerProcess(agent_dir, jp_root_dir, tmp_path / "old").ready()
+    try:
+        session_id = await old.client.new_session()
+        llm.enqueue(ScriptedTurn(blocks=[Text(text="one two", chunks=2)]))
+        await old.client.turn(session_id, "before")
+        old_cursor = (await old.client.session(session_id))["cursor"]
+    finally:
+        old.stop(signal.SIGTERM)
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="one two three four five six", chunks=6)]))
+    await prime.turn(session_id, "after")  # the new server's ring now holds more frames than the old one had
+    async with prime.events(session_id, cursor=old_cursor) as sse:
+        seq, connected = await sse.frame()
+        assert seq is None and connected["type"] == "connected" and connected["cursor"] > old_cursor
+        assert await sse.frame() == (None, {"type": "resync-required", "reason": "cursor-expired"})
+        llm.enqueue(ScriptedTurn(blocks=[Text(text="later")]))
+        await prime.turn(session_id, "later")
+        live = await sse.until(lambda f: f["type"] == "done")
+    assert live[0][0] == connected["cursor"] + 1 and live[0][1]["type"] == "start"  # nothing was replayed
