@@ -10,7 +10,6 @@ import pytest
 
 from prime_jupyter.ai.types import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
 from prime_jupyter.protocol.frames import QuestionResolvedFrame
-from prime_jupyter.protocol.wire import dump_json
 from prime_jupyter.protocol.questions import Question
 from prime_jupyter.protocol.wire import dump_json
 from prime_jupyter.server.bridge import PrimeBridge
