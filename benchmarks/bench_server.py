@@ -1,19 +1,19 @@
 """Server benchmark: frame latency under concurrent sessions, and what the extension costs at start-up.
 
-**Frame latency.** A real `jupyter server` (child process, only the prime extension enabled) talks to the
-scripted LLM server (another child process) through a relay in that same child that stamps the wall
-clock (`time.time()`) right before it hands each chunk of the provider's SSE stream on to the Jupyter
-server: that is "the provider writes a delta". Every delta carries a unique token (`<TTDDDDD>`: turn,
-delta), so the stamp is matched to the NDJSON frame that carries the same token, which the benchmark
-(this process) stamps as soon as the chunk holding it arrives from its `POST chat` stream. With 1 and
-with 20 sessions streaming at once, each answer is `--deltas` deltas (5,000) written `--delay-ms` apart
-(the scripted server's `chunk_delay_s` pacing); the figure is the distribution of read minus write
-over every delta of every session. The sessions' streams start at phases spread over the pacing
-interval (independent users are not in step); a second run starts them in lockstep, the worst case,
-where every tick brings one delta of every session at once. A warm-up turn first pays the one-time
-costs (the provider SDK import, the extension's lazy route import), which are not part of a frame's
-latency. The server's CPU time per delta is printed too: the provider, this client and the server
-share the machine's cores, so a loaded machine shows up as latency.
+**Frame latency.** A real `jupyter server` (child process, only the prime extension enabled) talks to
+the scripted LLM server (another child process), which stamps the wall clock (`time.time()`) right
+before it writes each chunk of its SSE stream to the Jupyter server: that is "the provider writes a
+delta". Every delta carries a unique token (`<TTDDDDD>`: turn, delta), so the stamp is matched to the
+NDJSON frame that carries the same token, which the benchmark (this process) stamps as soon as the chunk
+holding it arrives from its `POST chat` stream. With 1 and with 20 sessions streaming at once, each
+answer is `--deltas` deltas (5,000) written `--delay-ms` apart (the scripted server's `chunk_delay_s`
+pacing); the figure is the distribution of read minus write over every delta of every session. The
+sessions' streams start at phases spread over the pacing interval (independent users are not in step); a
+second run starts them in lockstep, the worst case, where every tick brings one delta of every session
+at once. A warm-up turn first pays the one-time costs (the provider SDK import, the extension's lazy
+route import), which are not part of a frame's latency. The server's CPU time per delta is printed too:
+the provider, this client and the server share the machine's cores, so a loaded machine shows up as
+latency.
 
 **Start-up.** `jupyter server` with and without the extension, alternating, `--runs` times each: spawn
 to the first `200` of `GET /api/status` (polled every 5 ms), and the server's RSS right then. The other
@@ -52,44 +52,20 @@ TOKEN = re.compile(rb"<(\d{7})>")
 OTHER_EXTENSIONS = ("jupyterlab", "jupyter_lsp", "notebook_shim", "jupyter_server_terminals")
 
 
-# --- the provider child: scripted server + stamping relay -------------------------------------------
-
-
-async def _relay(
-    core_port: int, stamps: dict[str, float], reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-) -> None:
-    up_reader, up_writer = await asyncio.open_connection("127.0.0.1", core_port)
-
-    async def upstream() -> None:
-        while data := await reader.read(1 << 16):
-            up_writer.write(data)
-            await up_writer.drain()
-        up_writer.close()
-
-    async def downstream() -> None:
-        carry = b""
-        while data := await up_reader.read(1 << 16):
-            window = carry + data
-            now = time.time()
-            for match in TOKEN.finditer(window):
-                if match.end() > len(carry):
-                    stamps[match.group(1).decode()] = now
-            carry = window[-16:]
-            writer.write(data)
-            await writer.drain()
-        writer.close()
-
-    await asyncio.gather(upstream(), downstream(), return_exceptions=True)
+# --- the provider child: the scripted server, stamping its writes -------------------------------------
 
 
 async def _provider() -> None:
     """Child mode: stdin takes `{"turns": [...]}` lines to enqueue, `DUMP <path>` to write the stamps."""
-    core = ScriptedServerCore()
-    await core.start("127.0.0.1", 0)
-    core_port = int(core.base_url.rsplit(":", 1)[1])
     stamps: dict[str, float] = {}
-    relay = await asyncio.start_server(lambda r, w: _relay(core_port, stamps, r, w), "127.0.0.1", 0)
-    print(f"READY http://127.0.0.1:{relay.sockets[0].getsockname()[1]}", flush=True)
+
+    def stamp(data: bytes) -> None:
+        now = time.time()
+        for match in TOKEN.finditer(data):
+            stamps[match.group(1).decode()] = now
+
+    core = ScriptedServerCore(on_stream_write=stamp)
+    print(f"READY {await core.start('127.0.0.1', 0)}", flush=True)
     loop = asyncio.get_running_loop()
     while line := await loop.run_in_executor(None, sys.stdin.readline):
         if line.startswith("DUMP "):

@@ -85,11 +85,15 @@ class ScriptedServerCore:
         self,
         turns: Iterable[ScriptedTurn] = (),
         on_record: Callable[[RecordedRequest], None] | None = None,
+        on_stream_write: Callable[[bytes], None] | None = None,
     ) -> None:
+        """`on_stream_write` sees the bytes of every streamed chunk right before they are written (a
+        benchmark stamps "the provider writes a delta" there)."""
         self.requests: list[RecordedRequest] = []
         self.base_url = ""
         self._turns: deque[ScriptedTurn] = deque(turns)
         self._on_record = on_record
+        self._on_stream_write = on_stream_write or (lambda data: None)
         self._server: asyncio.Server | None = None
         self._connections: dict[asyncio.StreamWriter, asyncio.Task[None]] = {}
         self._closing = False
@@ -240,11 +244,13 @@ class ScriptedServerCore:
             await asyncio.sleep(turn.first_event_delay_s)
         if turn.chunk_delay_s == 0:
             if events:
-                writer.write(chunk(b"".join(events)))
+                self._on_stream_write(data := b"".join(events))
+                writer.write(chunk(data))
         else:
             for index, event in enumerate(events):
                 if index:
                     await asyncio.sleep(turn.chunk_delay_s)
+                self._on_stream_write(event)
                 writer.write(chunk(event))
                 await writer.drain()
         if isinstance(fault, CutStream):

@@ -25,6 +25,7 @@ from prime_jupyter.testing import (
     CutStream,
     HttpError,
     Script,
+    ScriptedServerCore,
     ScriptedLLMServer,
     ScriptedTurn,
     StreamError,
@@ -321,3 +322,23 @@ def test_cli_serves_a_script_file_accepts_more_turns_records_jsonl_and_exits_on_
     records = [json.loads(line) for line in record_file.read_text().split("\n") if line]
     assert [(r["api"], r["outcome"]) for r in records] == [("openai_chat", "completed")] * 2
     assert records[0]["received_at"]["wall"] <= records[0]["finished_at"]["wall"] <= records[1]["received_at"]["wall"]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("delay_s", [0.0, 0.001])
+async def test_every_streamed_chunk_is_shown_to_the_write_hook_before_it_is_sent(delay_s: float) -> None:
+    written: list[bytes] = []
+    core = ScriptedServerCore(on_stream_write=written.append)
+    base_url = await core.start()
+    core.enqueue(ScriptedTurn(blocks=[Text(text="abcdef", chunks=3)], chunk_delay_s=delay_s))
+    async with anthropic.AsyncAnthropic(api_key="test", base_url=base_url, max_retries=0) as client:
+        events = [e async for e in await client.messages.create(**MSG, stream=True)]
+    await core.close()
+    seen = b"".join(written)
+    deltas = [e.delta.text for e in events if e.type == "content_block_delta"]
+    assert deltas == ["ab", "cd", "ef"]
+    assert all(json.dumps(d).encode() in seen for d in deltas)
+    if delay_s:  # paced: each SSE event is its own write (the SDK hides `ping`)
+        assert len(written) >= len(events) and all(w.count(b"\n\n") == 1 for w in written)
+    else:  # unpaced: the whole stream in one write
+        assert len(written) == 1
