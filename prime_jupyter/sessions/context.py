@@ -5,6 +5,9 @@ Walks the path once: the latest `model_change` (or assistant message) sets the m
 then the kept messages from `firstKeptEntryId` up to the compaction, then everything after it.
 Transcript-only messages (branch and compaction summaries, custom messages) become user messages;
 bookkeeping entries (labels, names, custom state, unknown entries) are skipped.
+
+`ContextFold` does that walk and keeps its result, so that entries appended under its leaf extend it
+instead of starting over (start-up asks for the context twice, and every prompt again).
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from prime_jupyter.ai.types import AssistantMessage, Message, TextContent, UserMessage
+from prime_jupyter.ai.types import AssistantMessage, Message, TextContent, ToolResultMessage, UserMessage
 from prime_jupyter.sessions.entries import (
     AgentMessage,
     AnyEntry,
@@ -32,6 +35,7 @@ __all__ = [
     "BRANCH_SUMMARY_SUFFIX",
     "COMPACTION_SUMMARY_PREFIX",
     "COMPACTION_SUMMARY_SUFFIX",
+    "ContextFold",
     "SessionContext",
     "build_context",
     "entry_message",
@@ -90,36 +94,99 @@ def to_llm_message(message: AgentMessage) -> Message:
 
 def build_context(path: Sequence[AnyEntry]) -> SessionContext:
     """The context for a root → leaf path (see the module docstring)."""
-    provider: str | None = None
-    model_id: str | None = None
-    thinking_level: str | None = None
-    compaction: tuple[int, CompactionEntry] | None = None
-    for index, entry in enumerate(path):
-        if isinstance(entry, ModelChangeEntry):
-            provider, model_id = entry.provider, entry.model_id
-        elif isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage):
-            provider, model_id = entry.message.provider, entry.message.model
+    return ContextFold(path).context(copy=False)
+
+
+class ContextFold:
+    """The context of one root → leaf path, folded in one pass and extended as the leaf grows.
+
+    `SessionManager` keeps one to answer `build_context()` without walking 22,000 entries again, and
+    extends it with each entry appended under its leaf. The lists it holds are its own: `context()`
+    hands out copies.
+    """
+
+    def __init__(self, path: Sequence[AnyEntry] = ()) -> None:
+        self.leaf_id: str | None = None
+        self._messages: list[Message] = []
+        self._entry_ids: list[str] = []
+        self._model_from: AssistantMessage | ModelChangeEntry | None = None  # the latest to name the model
+        self._thinking_level: str | None = None
+        self.straight = True
+        """Whether every entry given to `follow` was the child of the one before."""
+        for index, entry in enumerate(path):
+            if isinstance(entry, CompactionEntry):
+                self._restart_at(path, index, entry)
+            else:
+                self.extend(entry)
+
+    def extend(self, entry: AnyEntry, path: Sequence[AnyEntry] = ()) -> bool:
+        """Fold in a child of the leaf. A compaction needs `path`, root → the compaction: without it, False."""
+        if isinstance(entry, MessageEntry):
+            # Exact type tests for the common kinds: a failed isinstance() on a pydantic model class goes
+            # through ABCMeta.__instancecheck__, several times the cost of a hit.
+            message = entry.message
+            if type(message) is AssistantMessage:
+                self._model_from = message
+                self._messages.append(message)
+            elif type(message) is ToolResultMessage or type(message) is UserMessage:
+                self._messages.append(message)
+            else:
+                converted = to_llm_message(message)
+                if isinstance(converted, AssistantMessage):
+                    self._model_from = converted
+                self._messages.append(converted)
+            self._entry_ids.append(entry.id)
+        elif isinstance(entry, ModelChangeEntry):
+            self._model_from = entry
         elif isinstance(entry, ThinkingLevelChangeEntry):
-            thinking_level = entry.thinking_level
+            self._thinking_level = entry.thinking_level
         elif isinstance(entry, CompactionEntry):
-            compaction = (index, entry)
-    context = SessionContext(provider=provider, model_id=model_id, thinking_level=thinking_level)
-    if compaction is None:
-        _add_messages(context, path)
-    else:
-        _add_compacted(context, path, *compaction)
-    return context
+            if not path or path[-1] is not entry:
+                return False
+            self._restart_at(path, len(path) - 1, entry)
+        elif isinstance(entry, BranchSummaryEntry):
+            self._add(entry)
+        self.leaf_id = entry.id
+        return True
+
+    def follow(self, entry: AnyEntry, so_far: Sequence[AnyEntry]) -> None:
+        """Fold entries in file order while each is the child of the one before (`so_far` is then the path).
+
+        Meant for the loader's `on_entry`: a transcript that is one straight branch gets its context in
+        the same pass. At the first entry that is not, `straight` turns False and folding stops.
+        """
+        if self.straight and (self.leaf_id != entry.parent_id or not self.extend(entry, so_far)):
+            self.straight = False
+
+    def context(self, *, copy: bool = True) -> SessionContext:
+        """The context at `leaf_id` (with lists of its own unless `copy=False`)."""
+        messages, ids = (list(self._messages), list(self._entry_ids)) if copy else (self._messages, self._entry_ids)
+        provider, model_id = _model_of(self._model_from)
+        return SessionContext(messages, ids, provider, model_id, self._thinking_level)
+
+    def _restart_at(self, path: Sequence[AnyEntry], at: int, entry: CompactionEntry) -> None:
+        """The latest compaction wins: its summary, the kept entries before it, then what follows."""
+        summary = CompactionSummaryMessage(
+            summary=entry.summary, tokens_before=entry.tokens_before, timestamp=iso_to_ms(entry.timestamp)
+        )
+        self._messages, self._entry_ids = [to_llm_message(summary)], [entry.id]
+        for kept in path[_index_of(path, entry.first_kept_entry_id, stop=at) : at]:
+            self._add(kept)
+        self.leaf_id = entry.id
+
+    def _add(self, entry: AnyEntry) -> None:
+        message = entry_message(entry)
+        if message is not None:
+            self._messages.append(to_llm_message(message))
+            self._entry_ids.append(entry.id)
 
 
-def _add_compacted(context: SessionContext, path: Sequence[AnyEntry], at: int, entry: CompactionEntry) -> None:
-    summary = CompactionSummaryMessage(
-        summary=entry.summary, tokens_before=entry.tokens_before, timestamp=iso_to_ms(entry.timestamp)
-    )
-    context.messages.append(to_llm_message(summary))
-    context.entry_ids.append(entry.id)
-    kept_from = _index_of(path, entry.first_kept_entry_id, stop=at)
-    _add_messages(context, path[kept_from:at])
-    _add_messages(context, path[at + 1 :])
+def _model_of(source: AssistantMessage | ModelChangeEntry | None) -> tuple[str | None, str | None]:
+    if isinstance(source, AssistantMessage):
+        return source.provider, source.model
+    if isinstance(source, ModelChangeEntry):
+        return source.provider, source.model_id
+    return None, None
 
 
 def _index_of(path: Sequence[AnyEntry], entry_id: str, stop: int) -> int:
@@ -128,11 +195,3 @@ def _index_of(path: Sequence[AnyEntry], entry_id: str, stop: int) -> int:
         if path[index].id == entry_id:
             return index
     return stop
-
-
-def _add_messages(context: SessionContext, entries: Sequence[AnyEntry]) -> None:
-    for entry in entries:
-        message = entry_message(entry)
-        if message is not None:
-            context.messages.append(to_llm_message(message))
-            context.entry_ids.append(entry.id)

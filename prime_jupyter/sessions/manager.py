@@ -20,7 +20,7 @@ from pydantic import JsonValue
 
 from prime_jupyter.ai.types import AssistantMessage
 from prime_jupyter.errors import SessionError
-from prime_jupyter.sessions.context import SessionContext, build_context
+from prime_jupyter.sessions.context import ContextFold, SessionContext
 from prime_jupyter.sessions.entries import (
     AgentMessage,
     AnyEntry,
@@ -82,6 +82,8 @@ class SessionManager:
         self._writer = TranscriptWriter(path, fsync=fsync) if path is not None else None
         self._written = written
         self._leaf_id = tree.entries[-1].id if len(tree) else None
+        self._fold: ContextFold | None = None
+        """The context at some leaf, kept so that asking again (or after an append) is not a rebuild."""
         self.load_warnings: list[str] = list(load_warnings)
         """Problems found while loading (skipped or opaque lines), for front ends to show."""
 
@@ -107,10 +109,13 @@ class SessionManager:
     def open(cls, path: str | os.PathLike[str], *, fsync: bool = False) -> SessionManager:
         """Load an existing transcript; the leaf is its last entry."""
         file = Path(path).absolute()
+        fold = ContextFold()  # folded while each entry is hot; only kept if the file is one straight branch
         with gc_paused():
-            loaded = load_transcript(file)
-            tree = SessionTree(loaded.entries)
-        return cls(loaded.header, tree, file, written=True, fsync=fsync, load_warnings=loaded.warnings)
+            loaded = load_transcript(file, on_entry=fold.follow)
+            tree = SessionTree(loaded.entries, loaded.positions)
+        manager = cls(loaded.header, tree, file, written=True, fsync=fsync, load_warnings=loaded.warnings)
+        manager._fold = fold if fold.straight else None
+        return manager
 
     @classmethod
     def in_memory(cls, cwd: str | os.PathLike[str]) -> SessionManager:
@@ -177,8 +182,11 @@ class SessionManager:
         return self._tree.branch_between(from_id, to_id)
 
     def build_context(self) -> SessionContext:
-        """What the model sees at the current leaf."""
-        return build_context(self._tree.path_to(self._leaf_id))
+        """What the model sees at the current leaf (lists of its own, free to change)."""
+        fold = self._fold
+        if fold is None or fold.leaf_id != self._leaf_id:
+            fold = self._fold = ContextFold(self._tree.path_to(self._leaf_id))
+        return fold.context()
 
     # --- appending ------------------------------------------------------------------------------
 
@@ -244,6 +252,8 @@ class SessionManager:
     def _append(self, entry: AnyEntry) -> None:
         self._tree.add(entry)
         self._leaf_id = entry.id
+        if self._fold is not None and self._fold.leaf_id == entry.parent_id and not self._fold.extend(entry):
+            self._fold = None
         if self._writer is None:
             return
         if self._written:

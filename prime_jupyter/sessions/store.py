@@ -19,12 +19,12 @@ import json
 import logging
 import os
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from prime_jupyter.errors import SessionError, SessionNotFoundError
 from prime_jupyter.sessions.entries import (
@@ -37,6 +37,7 @@ from prime_jupyter.sessions.entries import (
 
 __all__ = [
     "LoadedTranscript",
+    "OnEntry",
     "TranscriptWriter",
     "encode_line",
     "gc_paused",
@@ -46,7 +47,9 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-_ENTRY: TypeAdapter[SessionEntry] = TypeAdapter(SessionEntry)
+# String values are not interned while parsing: looking each one up in pydantic-core's cache costs
+# about a fifth of the validation time of a transcript, whose strings are nearly all unique.
+_ENTRY: TypeAdapter[SessionEntry] = TypeAdapter(SessionEntry, config=ConfigDict(cache_strings="keys"))
 
 
 def session_file(sessions_dir: Path, session_id: str) -> Path:
@@ -66,6 +69,8 @@ class LoadedTranscript:
     header: SessionHeader
     entries: list[AnyEntry]
     warnings: list[str] = field(default_factory=list)
+    positions: dict[str, int] = field(default_factory=dict)
+    """The index of each entry in `entries`, by id."""
 
 
 @contextmanager
@@ -91,19 +96,27 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def load_transcript(path: Path) -> LoadedTranscript:
-    """Parse a transcript file. Raises `SessionNotFoundError` or `SessionError` (no valid header)."""
+OnEntry = Callable[[AnyEntry, Sequence[AnyEntry]], None]
+"""Called with each kept entry and every kept entry so far (it last)."""
+
+
+def load_transcript(path: Path, on_entry: OnEntry | None = None) -> LoadedTranscript:
+    """Parse a transcript file. Raises `SessionNotFoundError` or `SessionError` (no valid header).
+
+    `on_entry` sees each kept entry as soon as it is parsed, while it is still in the CPU's caches
+    (`SessionManager.open` folds the context that way, in the same pass). The file is read line by
+    line, so its bytes are never held twice.
+    """
     try:
-        data = path.read_bytes()
+        with path.open("rb") as file:
+            header = _parse_header(file.readline(), path)
+            loaded = LoadedTranscript(header, [])
+            with gc_paused():
+                _parse_entries(file, loaded, on_entry)
     except FileNotFoundError:
         raise SessionNotFoundError(f"no session file at {path}") from None
     except OSError as exc:
         raise SessionError(f"cannot read session file {path}: {exc.strerror}") from exc
-    lines = data.split(b"\n")
-    with gc_paused():
-        header = _parse_header(lines[0], path)
-        loaded = LoadedTranscript(header, [])
-        _parse_entries(lines, loaded)
     for problem in loaded.warnings:
         log.warning("%s: %s", path, problem)
     return loaded
@@ -116,32 +129,35 @@ def _parse_header(line: bytes, path: Path) -> SessionHeader:
         raise SessionError(f"{path} is not a session transcript: line 1 is not a session header") from None
 
 
-def _parse_entries(lines: list[bytes], loaded: LoadedTranscript) -> None:
-    seen: set[str] = set()
+def _parse_entries(lines: Iterable[bytes], loaded: LoadedTranscript, on_entry: OnEntry | None) -> None:
+    """Validate every entry line (in Rust, straight from the bytes); the hot loop of a resume.
+
+    A binary file iterates lines split on `b"\\n"` only, each ending with it but a last line cut short.
+    """
+    validate = _ENTRY.validator.validate_json
+    entries, warnings, positions = loaded.entries, loaded.warnings, loaded.positions
     unknown_types: Counter[str] = Counter()
-    last = len(lines) - 1
-    for number, line in enumerate(lines[1:], start=2):
-        if not line or line.isspace():
+    for number, line in enumerate(lines, start=2):
+        opaque = False
+        try:
+            entry: AnyEntry = validate(line)
+        except ValidationError as exc:
+            salvaged = _salvage(line, number, not line.endswith(b"\n"), exc, warnings) if line.strip() else None
+            if salvaged is None:
+                continue
+            entry, opaque = salvaged, True
+        entry_id = entry.id
+        if entry_id in positions:
+            warnings.append(f"line {number}: duplicate entry id {entry_id!r} skipped")
             continue
-        entry = _parse_entry(line, number, is_last=number - 1 == last, warnings=loaded.warnings)
-        if entry is None:
-            continue
-        if entry.id in seen:
-            loaded.warnings.append(f"line {number}: duplicate entry id {entry.id!r} skipped")
-            continue
-        seen.add(entry.id)
-        if isinstance(entry, UnknownEntry):
+        if opaque:
             unknown_types[entry.type] += 1
-        loaded.entries.append(entry)
+        positions[entry_id] = len(entries)
+        entries.append(entry)
+        if on_entry is not None:
+            on_entry(entry, entries)
     for kind, count in unknown_types.items():
-        loaded.warnings.append(f"{count} entr{'y' if count == 1 else 'ies'} of unknown type {kind!r} kept")
-
-
-def _parse_entry(line: bytes, number: int, *, is_last: bool, warnings: list[str]) -> AnyEntry | None:
-    try:
-        return _ENTRY.validate_json(line)
-    except ValidationError as exc:
-        return _salvage(line, number, is_last, exc, warnings)
+        warnings.append(f"{count} entr{'y' if count == 1 else 'ies'} of unknown type {kind!r} kept")
 
 
 def _salvage(line: bytes, number: int, is_last: bool, error: ValidationError, warnings: list[str]) -> AnyEntry | None:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 
 import pytest
 
 from prime_jupyter.ai.abort import AbortController
 from prime_jupyter.ai.events import AssistantMessageEvent, ErrorEvent
 from prime_jupyter.ai.models import Api
+from prime_jupyter.ai.providers._http import HttpBackend, set_http_backend
 from prime_jupyter.ai.stream import StreamOptions, stream
 from prime_jupyter.ai.types import Context, ToolSpec, UserMessage
 from prime_jupyter.testing import (
@@ -41,6 +43,15 @@ async def collect(llm: ScriptedLLMServer, api: Api, signal_after: int | None = N
         if signal_after is not None and len([e for e in events if e.type == "text_delta"]) == signal_after:
             controller.abort()
     return events
+
+
+@pytest.fixture(params=["httpx", "aiohttp"], autouse=True)
+def http_stack(request: pytest.FixtureRequest) -> Iterator[HttpBackend]:
+    """Every provider test runs on both HTTP stacks the SDKs offer (the CLI's and the server's)."""
+    backend: HttpBackend = request.param
+    set_http_backend(backend)
+    yield backend
+    set_http_backend("httpx")
 
 
 def kinds(events: list[AssistantMessageEvent]) -> list[str]:

@@ -3,8 +3,9 @@ from __future__ import annotations
 from session_factories import make_assistant, make_user
 
 from prime_jupyter.ai.types import UserMessage
-from prime_jupyter.sessions.context import build_context
+from prime_jupyter.sessions.context import ContextFold, build_context
 from prime_jupyter.sessions.entries import (
+    AnyEntry,
     BranchSummaryEntry,
     CompactionEntry,
     CompactionSummaryMessage,
@@ -12,7 +13,9 @@ from prime_jupyter.sessions.entries import (
     CustomMessage,
     LabelEntry,
     MessageEntry,
+    ModelChangeEntry,
     SessionInfoEntry,
+    ThinkingLevelChangeEntry,
     UnknownEntry,
 )
 
@@ -66,3 +69,52 @@ def test_latest_compaction_on_the_path_wins() -> None:
 def test_empty_path_gives_empty_context() -> None:
     context = build_context([])
     assert (context.messages, context.provider, context.thinking_level) == ([], None, None)
+
+
+def _long_path() -> list[AnyEntry]:
+    entries: list[AnyEntry] = [
+        ModelChangeEntry(id="m", parent_id=None, provider="anthropic", model_id="m1"),
+        MessageEntry(id="a", parent_id="m", message=make_user("one")),
+        MessageEntry(id="b", parent_id="a", message=make_assistant("two")),
+        ThinkingLevelChangeEntry(id="t", parent_id="b", thinking_level="high"),
+        MessageEntry(id="c", parent_id="t", message=CustomMessage(custom_type="x", content="three")),
+        CompactionEntry(id="d", parent_id="c", summary="S", first_kept_entry_id="b", tokens_before=9),
+        BranchSummaryEntry(id="e", parent_id="d", from_id="z", summary="away"),
+        MessageEntry(id="f", parent_id="e", message=make_user("four")),
+    ]
+    return entries
+
+
+def test_a_fold_extended_entry_by_entry_equals_the_context_built_from_the_path() -> None:
+    path = _long_path()
+    fold = ContextFold()
+    for end, entry in enumerate(path, start=1):
+        assert fold.extend(entry, path[:end])
+        assert fold.context() == build_context(path[:end])
+    assert fold.leaf_id == "f" and fold.context().entry_ids == ["d", "b", "c", "e", "f"]
+    assert (fold.context().provider, fold.context().thinking_level) == ("anthropic", "high")
+
+
+def test_a_fold_cannot_take_a_compaction_without_its_path() -> None:
+    path = _long_path()
+    fold = ContextFold(path[:5])
+    assert not fold.extend(path[5]) and fold.leaf_id == "c"
+
+
+def test_each_context_from_a_fold_has_lists_of_its_own() -> None:
+    path = _long_path()
+    fold = ContextFold(path)
+    first = fold.context()
+    first.messages.clear()
+    first.entry_ids.append("x")
+    assert fold.context() == build_context(path)
+
+
+def test_following_entries_in_file_order_stops_at_the_first_that_branches() -> None:
+    path = _long_path()
+    fold = ContextFold()
+    for end in range(1, len(path) + 1):
+        fold.follow(path[end - 1], path[:end])
+    assert fold.straight and fold.context() == build_context(path)
+    fold.follow(MessageEntry(id="x", parent_id="a", message=make_user("sibling")), [*path, path[1]])
+    assert not fold.straight

@@ -6,6 +6,7 @@ import pytest
 from session_factories import make_assistant, make_result, make_user
 
 from prime_jupyter.errors import SessionError
+from prime_jupyter.sessions.context import SessionContext, build_context
 from prime_jupyter.sessions.entries import BranchSummaryEntry, CompactionEntry
 from prime_jupyter.sessions.manager import SessionManager
 
@@ -213,3 +214,56 @@ def test_resume_gives_an_identical_context(tmp_path: Path) -> None:
     assert manager.path is not None
     reopened = SessionManager.open(manager.path)
     assert reopened.build_context() == manager.build_context() and reopened.leaf_id == manager.leaf_id
+
+
+def _fresh_context(manager: SessionManager) -> SessionContext:
+    return build_context(manager.path_to(manager.leaf_id))
+
+
+def test_the_kept_context_follows_appends_branches_and_compactions(tmp_path: Path) -> None:
+    manager = SessionManager.create(tmp_path, tmp_path / "s")
+    question = manager.append_message(make_user("q"))
+    steps = [
+        lambda: manager.append_message(make_assistant("a", model="m2")),
+        lambda: manager.append_thinking_level_change("high"),
+        lambda: manager.append_compaction("S", question.id, tokens_before=5),
+        lambda: manager.append_message(make_user("after")),
+        lambda: manager.branch(question.id),
+        lambda: manager.append_message(make_assistant("other")),
+        lambda: manager.navigate(question.id, summary="left"),
+        lambda: manager.reset_leaf(),
+        lambda: manager.append_model_change("openai", "gpt"),
+    ]
+    for step in steps:
+        step()
+        assert manager.build_context() == _fresh_context(manager)
+
+
+def test_a_context_handed_out_is_the_callers_to_change(tmp_path: Path) -> None:
+    manager = SessionManager.in_memory(tmp_path)
+    manager.append_message(make_user("q"))
+    manager.build_context().messages.append(make_user("not in the transcript"))
+    assert _texts(manager) == ["q"]
+
+
+def test_reopening_a_branched_file_gives_the_context_of_its_last_entry(tmp_path: Path) -> None:
+    manager = SessionManager.create(tmp_path, tmp_path / "s")
+    question = manager.append_message(make_user("q"))
+    manager.append_message(make_assistant("one"))
+    manager.append_message(make_user("more"))
+    manager.branch(question.id)
+    manager.append_message(make_assistant("two"))
+    assert manager.path is not None
+    reopened = SessionManager.open(manager.path)
+    assert _texts(reopened) == ["q", "two"] and reopened.build_context() == _fresh_context(reopened)
+
+
+def test_reopening_a_compacted_file_gives_the_compacted_context(tmp_path: Path) -> None:
+    manager = SessionManager.create(tmp_path, tmp_path / "s")
+    manager.append_message(make_user("old"))
+    kept = manager.append_message(make_assistant("kept"))
+    manager.append_compaction("S", kept.id, tokens_before=5)
+    manager.append_message(make_user("new"))
+    assert manager.path is not None
+    reopened = SessionManager.open(manager.path)
+    assert _texts(reopened)[1:] == ["kept", "new"] and reopened.build_context() == _fresh_context(reopened)

@@ -3,6 +3,7 @@ from __future__ import annotations
 import gc
 import json
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ from session_factories import make_assistant, make_user
 
 from prime_jupyter.ai.types import UserMessage
 from prime_jupyter.errors import SessionError, SessionNotFoundError
-from prime_jupyter.sessions.entries import MessageEntry, UnknownEntry
+from prime_jupyter.sessions.entries import AnyEntry, MessageEntry, UnknownEntry
 from prime_jupyter.sessions.manager import SessionManager
 from prime_jupyter.sessions.store import TranscriptWriter, load_transcript
 
@@ -138,3 +139,29 @@ def test_loading_leaves_the_garbage_collector_as_it_was(tmp_path: Path) -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_each_kept_entry_is_seen_once_in_file_order_while_loading(tmp_path: Path) -> None:
+    manager = _written_session(tmp_path, "one", "two")
+    path = _path(manager)
+    lines = path.read_bytes().split(b"\n")
+    lines[2] = b"{not json"
+    path.write_bytes(b"\n".join([*lines[:-1], lines[1], b"  ", b""]))  # line 2 again (a duplicate id), a blank line
+    seen: list[tuple[str, str]] = []
+
+    def note(entry: AnyEntry, so_far: Sequence[AnyEntry]) -> None:
+        seen.append((entry.id, so_far[-1].id))
+
+    loaded = load_transcript(path, on_entry=note)
+    kept = [e.id for e in manager.entries if e.id != manager.entries[1].id]
+    assert seen == [(entry_id, entry_id) for entry_id in kept] and [e.id for e in loaded.entries] == kept
+    assert loaded.warnings == [
+        "line 3: corrupt line skipped (not valid JSON)",
+        f"line 6: duplicate entry id {manager.entries[0].id!r} skipped",
+    ]
+
+
+def test_a_file_of_crlf_lines_keeps_its_carriage_returns_out_of_the_entries(tmp_path: Path) -> None:
+    path = _path(_written_session(tmp_path, "one"))
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    assert [m.text() for m in SessionManager.open(path).build_context().messages] == ["one", "re: one"]

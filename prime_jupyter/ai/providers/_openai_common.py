@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from prime_jupyter.ai.providers._http import cached_client
 from prime_jupyter.ai.types import ImageContent, TextContent, ToolResultMessage
 
 if TYPE_CHECKING:
@@ -13,21 +14,23 @@ if TYPE_CHECKING:
 
 __all__ = ["client_for", "data_url", "result_images", "result_text"]
 
-_clients: dict[tuple[str, str | None, float], openai.AsyncOpenAI] = {}
-
 
 def client_for(options: StreamOptions) -> openai.AsyncOpenAI:
-    """One client per key/base URL, so turns reuse the connection pool. SDK retries are off: ours apply."""
-    key = (options.api_key, options.base_url, options.timeout_s)
-    client = _clients.get(key)
-    if client is None:
+    """One client per key, base URL and timeout (and loop), so turns reuse the connection pool. SDK
+    retries are off: ours apply."""
+
+    def make(use_aiohttp: bool) -> openai.AsyncOpenAI:
         import openai
 
-        client = openai.AsyncOpenAI(
-            api_key=options.api_key, base_url=options.base_url, max_retries=0, timeout=options.timeout_s
+        return openai.AsyncOpenAI(
+            api_key=options.api_key,
+            base_url=options.base_url,
+            max_retries=0,
+            timeout=options.timeout_s,
+            http_client=openai.DefaultAioHttpClient() if use_aiohttp else None,
         )
-        _clients[key] = client
-    return client
+
+    return cached_client(("openai", options.api_key, options.base_url, options.timeout_s), make)
 
 
 def data_url(image: ImageContent) -> str:

@@ -1,7 +1,7 @@
 """The `anthropic-messages` API on the official `anthropic` SDK.
 
-The request goes through the SDK (auth, base URL, status errors); the SSE body is read raw through
-`with_streaming_response` and parsed here, which is several times cheaper per delta than the SDK's
+The request goes through the SDK (auth, base URL, status errors) as a body encoded once (`_request.py`);
+the SSE body is read raw and parsed here, which is several times cheaper per delta than the SDK's
 event objects (perf-anchor.md).
 """
 
@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 from pydantic import JsonValue
 
 from prime_jupyter.ai.models import Model, anthropic_effort, anthropic_thinking_budget
+from prime_jupyter.ai.providers._http import cached_client
+from prime_jupyter.ai.providers._request import encode_request, response_class, streamed
 from prime_jupyter.ai.providers._sse import drain, iter_sse
 from prime_jupyter.ai.providers._transform import normalize_messages, safe_tool_id
 from prime_jupyter.ai.types import (
@@ -36,31 +38,36 @@ __all__ = ["build_request", "stream_provider"]
 
 _STOP = {"end_turn": "stop", "tool_use": "toolUse", "max_tokens": "length", "stop_sequence": "stop"}
 _TRANSIENT = {"overloaded_error", "api_error", "rate_limit_error", "timeout_error"}
-_clients: dict[tuple[str, str | None, float], anthropic.AsyncAnthropic] = {}
 
 Json = dict[str, JsonValue]
 
 
 def _client(options: StreamOptions) -> anthropic.AsyncAnthropic:
-    key = (options.api_key, options.base_url, options.timeout_s)
-    client = _clients.get(key)
-    if client is None:
+    """One client per key, base URL and timeout (and loop). SDK retries are off: ours apply."""
+
+    def make(use_aiohttp: bool) -> anthropic.AsyncAnthropic:
         import anthropic
 
-        client = anthropic.AsyncAnthropic(
-            api_key=options.api_key, base_url=options.base_url, max_retries=0, timeout=options.timeout_s
+        return anthropic.AsyncAnthropic(
+            api_key=options.api_key,
+            base_url=options.base_url,
+            max_retries=0,
+            timeout=options.timeout_s,
+            http_client=anthropic.DefaultAioHttpClient() if use_aiohttp else None,
         )
-        _clients[key] = client
-    return client
+
+    return cached_client(("anthropic", options.api_key, options.base_url, options.timeout_s), make)
 
 
 async def stream_provider(model: Model, context: Context, options: StreamOptions, emit: Emitter) -> None:
     client = _client(options)
-    body = build_request(model, context, options)
-    create = client.messages.with_streaming_response.create
-    async with create(**body, extra_headers=options.headers) as resp:  # type: ignore[call-overload]
+    content = encode_request(build_request, model, context, options)
+    post = client.post(
+        "/v1/messages", cast_to=response_class(), content=content, options={"headers": options.headers}, stream=True
+    )
+    async with streamed(post) as resp:
         emit.message.response_id = resp.headers.get("request-id")
-        raw = resp.http_response.aiter_raw()
+        raw = resp.aiter_raw()
         await _consume(iter_sse(raw), emit)
         await drain(raw)
 
@@ -97,26 +104,26 @@ def build_request(model: Model, context: Context, options: StreamOptions) -> Jso
 
 def _messages(messages: list[Message]) -> list[JsonValue]:
     out: list[JsonValue] = []
+    results: list[JsonValue] | None = None  # the content of the user message that collects adjacent tool results
     for message in normalize_messages(messages):
-        if isinstance(message, UserMessage):
-            content = _user_content(message)
-            if content:
-                out.append({"role": "user", "content": content})
+        if type(message) is AssistantMessage:
+            content = _assistant_content(message)
+            role = "assistant"
+        elif isinstance(message, ToolResultMessage):
+            if results is None:
+                results = []
+                out.append({"role": "user", "content": results})
+            results.append(_tool_result(message))
+            continue
         elif isinstance(message, AssistantMessage):
-            blocks = _assistant_content(message)
-            if blocks:
-                out.append({"role": "assistant", "content": blocks})
+            content = _assistant_content(message)
+            role = "assistant"
         else:
-            block = _tool_result(message)
-            previous = out[-1] if out else None
-            previous_content = previous.get("content") if isinstance(previous, dict) else None
-            if isinstance(previous, dict) and previous.get("_results") and isinstance(previous_content, list):
-                previous_content.append(block)
-            else:
-                out.append({"role": "user", "content": [block], "_results": True})
-    for entry in out:
-        if isinstance(entry, dict):
-            entry.pop("_results", None)
+            content = _user_content(message)
+            role = "user"
+        if content:
+            out.append({"role": role, "content": content})
+            results = None
     _mark_cache_point(out)
     return out
 
@@ -135,39 +142,60 @@ def _image(block: ImageContent) -> Json:
     return {"type": "image", "source": {"type": "base64", "media_type": block.mime_type, "data": block.data}}
 
 
+# The hot loops below test the common block kinds by exact type first: a failed isinstance() on a
+# pydantic model class goes through ABCMeta.__instancecheck__, several times the cost of a hit. The
+# isinstance() fallbacks keep subclasses working.
+
+
 def _user_content(message: UserMessage) -> list[JsonValue]:
     if isinstance(message.content, str):
         return [{"type": "text", "text": message.content}] if message.content else []
     return [
-        _image(b) if isinstance(b, ImageContent) else {"type": "text", "text": b.text}
+        {"type": "text", "text": b.text} if type(b) is TextContent else _user_block(b)
         for b in message.content
-        if isinstance(b, ImageContent) or b.text
+        if type(b) is not TextContent or b.text
     ]
+
+
+def _user_block(block: TextContent | ImageContent) -> Json:
+    return _image(block) if isinstance(block, ImageContent) else {"type": "text", "text": block.text}
 
 
 def _assistant_content(message: AssistantMessage) -> list[JsonValue]:
     same_provider = message.api == "anthropic-messages"
     blocks: list[JsonValue] = []
     for block in message.content:
-        if isinstance(block, TextContent) and block.text:
-            blocks.append({"type": "text", "text": block.text})
-        elif isinstance(block, ThinkingContent):
-            if same_provider and block.redacted and block.thinking_signature:
-                blocks.append({"type": "redacted_thinking", "data": block.thinking_signature})
-            elif same_provider and block.thinking_signature:
-                blocks.append({"type": "thinking", "thinking": block.thinking, "signature": block.thinking_signature})
-            elif block.thinking:
-                blocks.append({"type": "text", "text": f"<thinking>\n{block.thinking}\n</thinking>"})
-        elif isinstance(block, ToolCall):
-            blocks.append(
-                {"type": "tool_use", "id": safe_tool_id(block.id), "name": block.name, "input": block.arguments}
-            )
+        if type(block) is TextContent:
+            if block.text:
+                blocks.append({"type": "text", "text": block.text})
+        elif type(block) is ToolCall:
+            blocks.append(_tool_use(block))
+        else:
+            converted = _other_block(block, same_provider)
+            if converted is not None:
+                blocks.append(converted)
     return blocks
+
+
+def _tool_use(block: ToolCall) -> Json:
+    return {"type": "tool_use", "id": safe_tool_id(block.id), "name": block.name, "input": block.arguments}
+
+
+def _other_block(block: TextContent | ThinkingContent | ToolCall, same_provider: bool) -> Json | None:
+    if isinstance(block, ThinkingContent):
+        if same_provider and block.redacted and block.thinking_signature:
+            return {"type": "redacted_thinking", "data": block.thinking_signature}
+        if same_provider and block.thinking_signature:
+            return {"type": "thinking", "thinking": block.thinking, "signature": block.thinking_signature}
+        return {"type": "text", "text": f"<thinking>\n{block.thinking}\n</thinking>"} if block.thinking else None
+    if isinstance(block, ToolCall):
+        return _tool_use(block)
+    return {"type": "text", "text": block.text} if block.text else None
 
 
 def _tool_result(message: ToolResultMessage) -> Json:
     content: list[JsonValue] = [
-        _image(b) if isinstance(b, ImageContent) else {"type": "text", "text": b.text or "(empty)"}
+        {"type": "text", "text": b.text or "(empty)"} if type(b) is TextContent else _result_block(b)
         for b in message.content
     ] or [{"type": "text", "text": "(no output)"}]
     return {
@@ -176,6 +204,10 @@ def _tool_result(message: ToolResultMessage) -> Json:
         "content": content,
         "is_error": message.is_error,
     }
+
+
+def _result_block(block: TextContent | ImageContent) -> Json:
+    return _image(block) if isinstance(block, ImageContent) else {"type": "text", "text": block.text or "(empty)"}
 
 
 async def _consume(events: object, emit: Emitter) -> None:

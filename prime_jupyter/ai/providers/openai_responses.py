@@ -9,6 +9,7 @@ from pydantic import JsonValue
 
 from prime_jupyter.ai.models import Model, openai_reasoning_effort
 from prime_jupyter.ai.providers._openai_common import client_for, data_url, result_images, result_text
+from prime_jupyter.ai.providers._request import encode_request, response_class, streamed
 from prime_jupyter.ai.providers._sse import drain, iter_sse
 from prime_jupyter.ai.providers._transform import normalize_messages
 from prime_jupyter.ai.types import AssistantMessage, Context, ImageContent, Message, TextContent, ToolCall, UserMessage
@@ -23,10 +24,15 @@ Json = dict[str, JsonValue]
 
 async def stream_provider(model: Model, context: Context, options: StreamOptions, emit: Emitter) -> None:
     client = client_for(options)
-    body = build_request(model, context, options)
-    create = client.responses.with_streaming_response.create
-    async with create(**body, extra_headers=options.headers) as resp:  # type: ignore[call-overload]
-        raw = resp.http_response.aiter_raw()
+    post = client.post(
+        "/responses",
+        cast_to=response_class(),
+        content=encode_request(build_request, model, context, options),
+        options={"headers": options.headers, "security": {"bearer_auth": True}},
+        stream=True,
+    )
+    async with streamed(post) as resp:
+        raw = resp.aiter_raw()
         await _consume(raw, emit)
         await drain(raw)
 
