@@ -1,12 +1,19 @@
 """Writing NDJSON and SSE streams from Tornado handlers.
 
-Each batch a `Feed` hands over is written and flushed at once (frames are never held back waiting for
-more). A client that goes away shows up as `StreamClosedError` on write or flush, or as the handler's
-`on_connection_close`; either way the stream just ends: nothing is logged as a crash, and the session
-keeps running (design.md: sessions outlive their clients).
+A frame is written and flushed as soon as it is put into the stream's `Feed` (directly, in the
+listener's call, when the previous flush is done), or with what else waits in one batch when the
+socket was busy (frames are never held back waiting for more). A client that goes away shows up as
+`StreamClosedError` on write or flush, or as the handler's `on_connection_close`; either way the stream
+just ends: nothing is logged as a crash, and the session keeps running (design.md: sessions outlive
+their clients).
 """
 
 from __future__ import annotations
+
+import asyncio
+import time
+from asyncio import Future
+from collections.abc import Callable
 
 from tornado.iostream import IOStream, StreamClosedError
 from tornado.web import RequestHandler
@@ -32,31 +39,88 @@ def begin_stream(handler: RequestHandler, content_type: str) -> None:
         stream.set_nodelay(True)
 
 
-async def _write(handler: RequestHandler, data: bytes) -> bool:
-    """Write and flush; False when the client has gone."""
+class _Writer:
+    """Writes to one client: at once for a frame the feed hands over directly, or a batch from the pump.
+    It knows the flush in flight (a direct write waits in the feed while one is going, to keep order)
+    and whether the client has gone (then the feed is closed, which ends the pump)."""
+
+    def __init__(self, handler: RequestHandler, feed: Feed[RingEntry]) -> None:
+        self._handler = handler
+        self._feed = feed
+        self._flush: Future[None] | None = None
+        self.gone = False
+        self.last_write = time.monotonic()
+
+    def write_now(self, data: bytes) -> bool:
+        """Write and start the flush; False when the previous flush is still going."""
+        if self._flush is not None and not self._flush.done():
+            return False
+        if self.gone:
+            return True  # nobody to write to: the frame is dropped, the pump is ending
+        try:
+            self._handler.write(data)
+            flush = self._handler.flush()
+        except StreamClosedError:
+            self._went()
+            return True
+        self.last_write = time.monotonic()
+        self._flush = flush
+        flush.add_done_callback(self._flushed)
+        return True
+
+    async def write(self, data: bytes) -> bool:
+        """Write after the flush in flight, and wait for this one; False when the client has gone."""
+        if not await self.settle():
+            return False
+        self.write_now(data)
+        return await self.settle()
+
+    async def settle(self) -> bool:
+        """Wait for the flush in flight; False when the client has gone."""
+        if self._flush is not None and not self._flush.done():
+            await asyncio.wait([self._flush])
+        return not self.gone
+
+    def _flushed(self, flush: Future[None]) -> None:
+        if flush.cancelled() or flush.exception() is not None:
+            self._went()
+
+    def _went(self) -> None:
+        self.gone = True
+        self._feed.close()
+
+
+async def _pump(
+    handler: RequestHandler,
+    feed: Feed[RingEntry],
+    encode: Callable[[RingEntry], bytes],
+    heartbeat_s: float | None = None,
+) -> bool:
+    writer = _Writer(handler, feed)
+    feed.direct(lambda entry: writer.write_now(encode(entry)))
     try:
-        handler.write(data)
-        await handler.flush()
-    except StreamClosedError:
-        return False
-    return True
+        while (batch := await feed.next_batch(heartbeat_s)) is not None:
+            if batch:
+                data = b"".join(encode(entry) for entry in batch)
+            elif heartbeat_s is not None and time.monotonic() - writer.last_write >= heartbeat_s:
+                data = SSE_HEARTBEAT
+            else:
+                continue  # frames went out directly meanwhile: no heartbeat needed
+            if not await writer.write(data):
+                return False
+        return await writer.settle()
+    finally:
+        feed.direct(None)
 
 
 async def pump_ndjson(handler: RequestHandler, feed: Feed[RingEntry]) -> bool:
     """Write the feed as NDJSON lines until it closes; False when the client went away first."""
-    while (batch := await feed.next_batch()) is not None:
-        if not await _write(handler, b"".join(entry.ndjson() for entry in batch)):
-            return False
-    return True
+    return await _pump(handler, feed, RingEntry.ndjson)
 
 
 async def pump_sse(handler: RequestHandler, feed: Feed[RingEntry], heartbeat_s: float) -> bool:
-    """Write the feed as SSE messages, with a heartbeat comment when nothing happened for `heartbeat_s`."""
-    while (batch := await feed.next_batch(heartbeat_s)) is not None:
-        data = b"".join(entry.sse() for entry in batch) if batch else SSE_HEARTBEAT
-        if not await _write(handler, data):
-            return False
-    return True
+    """Write the feed as SSE messages, with a heartbeat comment when nothing was written for `heartbeat_s`."""
+    return await _pump(handler, feed, RingEntry.sse, heartbeat_s)
 
 
 def end_stream(handler: RequestHandler, content_type: str) -> None:
