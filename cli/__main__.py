@@ -1,7 +1,8 @@
 """`jupyter prime` (console script `jupyter-prime`).
 
-Importing this module stays light: no jupyter_server, no provider SDK (a provider's SDK is imported when
-it first streams), no kernel machinery unless the `ipython` tool is selected.
+Importing this module stays light: no pydantic, no jupyter_server, no provider SDK (a provider's SDK is
+imported when it first streams), no kernel machinery unless the `ipython` tool is selected; `--help` and
+`--version` answer before any of the runtime is imported.
 """
 
 from __future__ import annotations
@@ -11,16 +12,16 @@ import os
 # pydantic looks up plugins through package metadata (about 20 ms) unless told there are none.
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
-import asyncio
 import gc
 import sys
 from pathlib import Path
-
-from prime_jupyter.ai.types import ImageContent
-from prime_jupyter.connection.base import AgentConnection
+from typing import TYPE_CHECKING
 
 from .args import build_parser
-from .prompt_input import read_prompt
+
+if TYPE_CHECKING:
+    from prime_jupyter.ai.types import ImageContent
+    from prime_jupyter.connection.in_process import InProcessAgentConnection
 
 __all__ = ["main"]
 
@@ -35,7 +36,11 @@ def main(argv: list[str] | None = None) -> int:
 
         return attach_main(words[1:])
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(argv)  # --help and --version exit here, before any of what follows is imported
+    import asyncio
+
+    from .prompt_input import read_prompt
+
     prompt = read_prompt(args.messages, "jupyter prime -p 'what is in this folder?'")
     if prompt is None:
         parser.print_usage(sys.stderr)
@@ -56,7 +61,9 @@ async def _run(args: object, text: str, images: list[ImageContent], cwd: Path) -
         print(f"error: {exc}", file=sys.stderr)
         return 1
     try:
-        code: int = await run_headless(connection, text, images, vars(args)["mode"] == "json")
+        json_mode = vars(args)["mode"] == "json"
+        header = connection.get_session_header_sync() if json_mode else None
+        code: int = await run_headless(connection, text, images, json_mode, header)
         return code
     except PrimeError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -65,7 +72,7 @@ async def _run(args: object, text: str, images: list[ImageContent], cwd: Path) -
         await connection.dispose()
 
 
-def _connect(ns: dict[str, object], cwd: Path) -> AgentConnection:
+def _connect(ns: dict[str, object], cwd: Path) -> InProcessAgentConnection:
     """The one place the CLI reaches the runtime: build an in-process connection."""
     from prime_jupyter.connection.in_process import InProcessAgentConnection
     from prime_jupyter.runtime.factory import SessionMode, SessionOptions

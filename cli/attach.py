@@ -18,7 +18,7 @@ from pathlib import Path
 from prime_jupyter.ai.types import ImageContent
 from prime_jupyter.connection.http import HttpAgentConnection, ServerEndpoint, find_server
 from prime_jupyter.errors import PrimeError
-from prime_jupyter.protocol.requests import ModelRef
+from prime_jupyter.protocol.common import ModelRef
 
 from .headless import run_headless
 from .prompt_input import read_prompt

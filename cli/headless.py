@@ -9,11 +9,13 @@ import signal
 import sys
 from typing import TextIO
 
+from pydantic import JsonValue
+
 from prime_jupyter.ai.types import AssistantMessage, ImageContent
 from prime_jupyter.connection.base import AgentConnection
 from prime_jupyter.connection.types import ConnectionEvent, SessionEventReceived
 from prime_jupyter.protocol.codec import event_to_json
-from prime_jupyter.protocol.events import AgentEnd
+from prime_jupyter.protocol.events import AgentEnd, MessageStart, SessionEvent
 
 __all__ = ["run_headless"]
 
@@ -36,8 +38,26 @@ class _JsonWriter:
         self._out.flush()
 
 
-async def run_headless(connection: AgentConnection, text: str, images: list[ImageContent], json_mode: bool) -> int:
-    """Run the prompt; print the answer (or every event as a JSON line); return the exit code."""
+def _start_up_is_over(event: SessionEvent) -> bool:
+    """The first answer starts to stream (or the run ended without one). Until then start-up is still
+    going: the provider's SDK is imported and its client built (a collection pass then costs about a
+    tenth of that import), and the user's own `message_start` comes before any of that."""
+    if isinstance(event, MessageStart):
+        return event.message.role == "assistant"
+    return event.type in ("message_update", "agent_end")
+
+
+async def run_headless(
+    connection: AgentConnection,
+    text: str,
+    images: list[ImageContent],
+    json_mode: bool,
+    header: dict[str, JsonValue] | None = None,
+) -> int:
+    """Run the prompt; print the answer (or every event as a JSON line); return the exit code.
+
+    In JSON mode the first line is the transcript's header: `header` when the caller has it at hand (an
+    in-process session), else the one of `get_session_view()`."""
     writer = _JsonWriter(sys.stdout)
     finals: list[AssistantMessage] = []
     done = asyncio.Event()
@@ -45,7 +65,7 @@ async def run_headless(connection: AgentConnection, text: str, images: list[Imag
     def on_event(event: ConnectionEvent) -> None:
         if not isinstance(event, SessionEventReceived):
             return
-        if not gc.isenabled() and event.event.type in ("message_start", "agent_end"):
+        if not gc.isenabled() and _start_up_is_over(event.event):
             gc.freeze()  # what start-up built lives as long as the process: never scan it again
             gc.enable()
         if json_mode:
@@ -55,8 +75,9 @@ async def run_headless(connection: AgentConnection, text: str, images: list[Imag
             done.set()
 
     if json_mode:
-        view = await connection.get_session_view()
-        writer.line(json.dumps(view.header, ensure_ascii=False, separators=(",", ":")))
+        if header is None:
+            header = (await connection.get_session_view()).header
+        writer.line(json.dumps(header, ensure_ascii=False, separators=(",", ":")))
     connection.subscribe(on_event)
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, lambda: asyncio.ensure_future(connection.abort()))

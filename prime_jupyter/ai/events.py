@@ -32,12 +32,16 @@ __all__ = [
 
 @dataclass(slots=True, frozen=True)
 class StartEvent:
+    """The response began; `partial` is the assistant message the stream builds."""
+
     partial: AssistantMessage
     type: Literal["start"] = "start"
 
 
 @dataclass(slots=True, frozen=True)
 class TextStartEvent:
+    """A text block opens at `content_index`."""
+
     content_index: int
     partial: AssistantMessage
     type: Literal["text_start"] = "text_start"
@@ -45,6 +49,8 @@ class TextStartEvent:
 
 @dataclass(slots=True, frozen=True)
 class TextDeltaEvent:
+    """More text for the block at `content_index`."""
+
     content_index: int
     delta: str
     partial: AssistantMessage
@@ -53,6 +59,8 @@ class TextDeltaEvent:
 
 @dataclass(slots=True, frozen=True)
 class TextEndEvent:
+    """The text block at `content_index` is complete: `content` is all of it."""
+
     content_index: int
     content: str
     partial: AssistantMessage
@@ -61,6 +69,8 @@ class TextEndEvent:
 
 @dataclass(slots=True, frozen=True)
 class ThinkingStartEvent:
+    """A thinking block opens at `content_index`."""
+
     content_index: int
     partial: AssistantMessage
     type: Literal["thinking_start"] = "thinking_start"
@@ -68,6 +78,8 @@ class ThinkingStartEvent:
 
 @dataclass(slots=True, frozen=True)
 class ThinkingDeltaEvent:
+    """More thinking for the block at `content_index`."""
+
     content_index: int
     delta: str
     partial: AssistantMessage
@@ -76,6 +88,8 @@ class ThinkingDeltaEvent:
 
 @dataclass(slots=True, frozen=True)
 class ThinkingEndEvent:
+    """The thinking block at `content_index` is complete: `content` is all of it."""
+
     content_index: int
     content: str
     partial: AssistantMessage
@@ -84,6 +98,8 @@ class ThinkingEndEvent:
 
 @dataclass(slots=True, frozen=True)
 class ToolCallStartEvent:
+    """A tool call opens at `content_index` (its id and name are in `partial`)."""
+
     content_index: int
     partial: AssistantMessage
     type: Literal["toolcall_start"] = "toolcall_start"
@@ -101,6 +117,8 @@ class ToolCallDeltaEvent:
 
 @dataclass(slots=True, frozen=True)
 class ToolCallEndEvent:
+    """The tool call at `content_index` is complete, its arguments parsed."""
+
     content_index: int
     tool_call: ToolCall
     partial: AssistantMessage
@@ -109,6 +127,8 @@ class ToolCallEndEvent:
 
 @dataclass(slots=True, frozen=True)
 class DoneEvent:
+    """The stream ended normally; `message` is the final assistant message."""
+
     reason: Literal["stop", "length", "toolUse"]
     message: AssistantMessage
     type: Literal["done"] = "done"

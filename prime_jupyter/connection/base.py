@@ -8,14 +8,13 @@ the session; remote implementations raise `AgentConnectionUnsupportedError` carr
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from prime_jupyter.ai.abort import AbortSignal
 from prime_jupyter.ai.types import ImageContent
 from prime_jupyter.connection.types import AfterReplace, ConnectionListener
-from prime_jupyter.protocol.chat_commands import CompactResult, ExportResult
+from prime_jupyter.protocol.common import CompactResult, ExportResult
 from prime_jupyter.protocol.questions import QuestionAnswer
-from prime_jupyter.protocol.requests import ModelsResponse, SeedMessage
 from prime_jupyter.protocol.snapshot import (
     AttachSnapshot,
     ConnectionState,
@@ -27,6 +26,9 @@ from prime_jupyter.protocol.snapshot import (
     SessionsResult,
     SessionView,
 )
+
+if TYPE_CHECKING:  # the chat routes' models: an in-process connection does not import them to start
+    from prime_jupyter.protocol.requests import ModelsResponse, SeedMessage
 
 __all__ = ["AgentConnection", "ConnectionExtensions"]
 

@@ -11,7 +11,9 @@ import asyncio
 import dataclasses
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import JsonValue
 
 from prime_jupyter.ai.abort import AbortSignal
 from prime_jupyter.ai.types import AssistantMessage, ImageContent, TextContent, UserMessage
@@ -27,10 +29,9 @@ from prime_jupyter.connection.types import (
     SessionReplaced,
 )
 from prime_jupyter.errors import SessionError
-from prime_jupyter.protocol.chat_commands import CompactResult, ExportResult
+from prime_jupyter.protocol.common import CompactResult, ExportResult, ModelRef
 from prime_jupyter.protocol.events import SessionEvent
 from prime_jupyter.protocol.questions import QuestionAnswer
-from prime_jupyter.protocol.requests import ModelRef, ModelsResponse, SeedMessage
 from prime_jupyter.protocol.snapshot import (
     AttachSnapshot,
     ConnectionState,
@@ -43,7 +44,6 @@ from prime_jupyter.protocol.snapshot import (
     SessionView,
 )
 from prime_jupyter.runtime.agent_session import AgentSession
-from prime_jupyter.runtime.export import export_session
 from prime_jupyter.runtime.factory import SessionOptions, create_agent_session, sessions_dir
 from prime_jupyter.runtime.library import (
     SessionManager,
@@ -53,7 +53,17 @@ from prime_jupyter.runtime.library import (
     open_manager,
     rename_saved,
 )
-from prime_jupyter.runtime.views import branch_messages, connection_state, model_infos, session_view, snapshot
+from prime_jupyter.runtime.views import (
+    branch_messages,
+    connection_state,
+    model_infos,
+    session_header,
+    session_view,
+    snapshot,
+)
+
+if TYPE_CHECKING:
+    from prime_jupyter.protocol.requests import ModelsResponse, SeedMessage
 
 __all__ = ["InProcessAgentConnection"]
 
@@ -125,6 +135,8 @@ class InProcessAgentConnection:
         return session_view(self.session.manager, str(self._sessions_dir()))
 
     async def get_available_models(self) -> ModelsResponse:
+        from prime_jupyter.protocol.requests import ModelsResponse  # the chat routes' models: imported on use
+
         current = ModelRef(provider=self.session.model.provider, id=self.session.model.id)
         return ModelsResponse(models=model_infos(self.session.registry), current=current)
 
@@ -239,6 +251,8 @@ class InProcessAgentConnection:
         await asyncio.to_thread(delete_saved, self._sessions_dir(), session_id)
 
     async def export(self, fmt: Literal["html", "jsonl"] = "html", path: str | None = None) -> ExportResult:
+        from prime_jupyter.runtime.export import export_session
+
         target = await asyncio.to_thread(export_session, self.session.manager, fmt, path)
         return ExportResult(path=str(target), format=fmt)
 
@@ -256,6 +270,11 @@ class InProcessAgentConnection:
 
     def get_system_prompt_sync(self) -> str:
         return self.session.system_prompt
+
+    def get_session_header_sync(self) -> dict[str, JsonValue]:
+        """The transcript's header line, as in `get_session_view().header`, without building the tree view
+        (which costs as much as loading a long transcript): what `--mode json` prints first."""
+        return session_header(self.session.manager)
 
     # --- replacement ----------------------------------------------------------------------------
 

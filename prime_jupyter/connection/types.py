@@ -35,6 +35,8 @@ class AgentConnectionUnsupportedError(PrimeError):
 
 @dataclass(frozen=True, slots=True)
 class SessionEventReceived:
+    """A session event of the connected session."""
+
     event: SessionEvent
     type: Literal["session_event"] = "session_event"
 
@@ -49,6 +51,8 @@ class SessionReplaced:
 
 @dataclass(frozen=True, slots=True)
 class ClientNotice:
+    """A message for the user from an `after_replace` hook."""
+
     message: str
     level: Literal["info", "warning", "error"] = "info"
     type: Literal["client_notice"] = "client_notice"
@@ -56,12 +60,16 @@ class ClientNotice:
 
 @dataclass(frozen=True, slots=True)
 class ClientSetEditorText:
+    """Text to put in the prompt editor (after a fork, or from a hook)."""
+
     text: str
     type: Literal["client_set_editor_text"] = "client_set_editor_text"
 
 
 @dataclass(frozen=True, slots=True)
 class ConnectionStatus:
+    """A remote connection lost its stream and is reconnecting, or is connected again."""
+
     status: Literal["connected", "reconnecting"]
     error: str | None = None
     type: Literal["connection_status"] = "connection_status"
@@ -69,6 +77,8 @@ class ConnectionStatus:
 
 @dataclass(frozen=True, slots=True)
 class Closed:
+    """The connection is closed for good; `error` says why when it was not asked to."""
+
     error: str | None = None
     type: Literal["closed"] = "closed"
 

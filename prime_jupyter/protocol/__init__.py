@@ -5,9 +5,12 @@ imports `protocol.events` on its hot path); import the modules you need:
 
 - vocabulary (a), the language of `AgentConnection`: `events` (session events), `codec` (their JSON),
   `event_decoder` (back from JSON), `commands` (what a connection asks), `snapshot` (state, attach
-  snapshot, command results, the connection event stream);
+  snapshot, command results), `connection_routes` (its HTTP routes and their event stream);
 - vocabulary (b), the language of the panel: `frames` (chat frames), `parts` (chat messages),
   `hydration` (transcript → chat messages), `questions`, `requests` (chat routes), `chat_commands`;
+- `common`: the few models both use (model and session references, tree nodes, compact and export
+  results), so that a headless run (`events`, `codec`, `snapshot`, `questions`) imports none of the
+  panel's frames, requests or hydration;
 - `version` (versions, capabilities, the compatibility rule), `wire` (base model), `framing` (NDJSON,
   SSE), `schema` (the exported JSON Schema, `schema.json`).
 """

@@ -12,6 +12,7 @@ from typing import Annotated, Literal, TypeAlias
 
 from pydantic import Field
 
+from prime_jupyter.protocol.common import CompactResult, ExportResult, TreeNode
 from prime_jupyter.protocol.wire import WireModel
 
 __all__ = [
@@ -101,13 +102,6 @@ class NameResult(WireModel):
     name: str
 
 
-class CompactResult(WireModel):
-    command: Literal["compact"] = "compact"
-    compacted: bool
-    summary: str | None = None
-    tokens_before: int | None = None
-
-
 class ForkResult(WireModel):
     """For `fork` and `clone`: the new session (none when cancelled) and the text to edit, if any."""
 
@@ -117,30 +111,12 @@ class ForkResult(WireModel):
     selected_text: str | None = None
 
 
-class TreeNode(WireModel):
-    """One transcript entry; `preview` is a short text for messages, `label` the user's bookmark."""
-
-    id: str
-    parent_id: str | None = None
-    type: str
-    timestamp: str
-    role: str | None = None
-    preview: str | None = None
-    label: str | None = None
-
-
 class TreeResult(WireModel):
     command: Literal["tree"] = "tree"
     nodes: list[TreeNode]
     leaf_id: str | None = None
     editor_text: str | None = None
     """After moving to a user message: its text, to edit and resend."""
-
-
-class ExportResult(WireModel):
-    command: Literal["export"] = "export"
-    path: str
-    format: Literal["html", "jsonl"]
 
 
 class ContextResult(WireModel):

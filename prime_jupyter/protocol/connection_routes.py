@@ -10,12 +10,28 @@
 Failures are an HTTP status with an `ErrorBody` (busy 409, unknown session 404, bad request 400).
 `X-Prime-Cursor` (and `WaitResult.cursor`) is the sequence number of the newest session event when the
 answer was made: a client that has seen the stream up to it has seen every event the command caused.
+
+The events stream (`ConnectionOutbound`) carries sequenced session events in their `codec.py` JSON form,
+a new snapshot when the session was replaced, and the question and UI frames the chat stream uses too.
 """
 
 from __future__ import annotations
 
+from typing import Annotated, Literal, TypeAlias
+
+from pydantic import Field, JsonValue
+
 from prime_jupyter.protocol.commands import Command
-from prime_jupyter.protocol.requests import ModelRef
+from prime_jupyter.protocol.common import ModelRef
+from prime_jupyter.protocol.frames import (
+    ConnectedFrame,
+    NotifyFrame,
+    QuestionFrame,
+    QuestionResolvedFrame,
+    ResyncRequiredFrame,
+    StatusFrame,
+    WidgetFrame,
+)
 from prime_jupyter.protocol.snapshot import AttachSnapshot, ConnectionState
 from prime_jupyter.protocol.wire import WireModel
 
@@ -25,6 +41,9 @@ __all__ = [
     "AttachRequest",
     "AttachResponse",
     "CommandRequest",
+    "ConnectionOutbound",
+    "SessionEventMessage",
+    "SessionReplacedMessage",
     "WaitRequest",
     "WaitResult",
 ]
@@ -71,3 +90,31 @@ class WaitResult(WireModel):
 
     state: ConnectionState
     cursor: int
+
+
+class SessionEventMessage(WireModel):
+    """One session event, in the JSON form of `prime_jupyter.protocol.codec.event_to_wire`."""
+
+    type: Literal["session_event"] = "session_event"
+    event: dict[str, JsonValue]
+
+
+class SessionReplacedMessage(WireModel):
+    """The connection now shows another session (new, switched, forked): redraw from `snapshot`."""
+
+    type: Literal["session_replaced"] = "session_replaced"
+    snapshot: AttachSnapshot
+
+
+ConnectionOutbound: TypeAlias = Annotated[
+    SessionEventMessage
+    | SessionReplacedMessage
+    | ConnectedFrame
+    | QuestionFrame
+    | QuestionResolvedFrame
+    | NotifyFrame
+    | StatusFrame
+    | WidgetFrame
+    | ResyncRequiredFrame,
+    Field(discriminator="type"),
+]

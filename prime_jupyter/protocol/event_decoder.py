@@ -12,6 +12,7 @@ Unknown event types decode to None (a newer server may send them; clients skip t
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,14 +30,17 @@ __all__ = ["EventDecoder"]
 Wire = Mapping[str, JsonValue]
 
 
-def _by_type(module: object, names: list[str]) -> dict[str, tuple[bool, TypeAdapter[Any]]]:
-    """Adapters by event type, each with whether the event has a `partial` field."""
-    classes = [getattr(module, name) for name in names]
-    return {
-        _type_of(cls): (any(f.name == "partial" for f in dataclasses.fields(cls)), TypeAdapter(cls))
-        for cls in classes
-        if dataclasses.is_dataclass(cls)
-    }
+def _by_type(module: object, names: list[str]) -> dict[str, type]:
+    """Event classes by event type."""
+    classes: list[type] = [getattr(module, name) for name in names]
+    return {_type_of(cls): cls for cls in classes if dataclasses.is_dataclass(cls)}
+
+
+@functools.cache
+def _adapter(cls: type) -> tuple[bool, TypeAdapter[Any]]:
+    """The validator of one event class, built when that type is first decoded (building all of them
+    costs more than a client's start-up should), with whether the event has a `partial` field."""
+    return any(f.name == "partial" for f in dataclasses.fields(cls)), TypeAdapter(cls)
 
 
 def _type_of(cls: Any) -> str:
@@ -65,7 +69,7 @@ class EventDecoder:
         found = _EVENTS.get(kind) if isinstance(kind, str) else None
         if found is None:
             return None
-        event: SessionEvent = found[1].validate_python(_snake(data))
+        event: SessionEvent = _adapter(found)[1].validate_python(_snake(data))
         if isinstance(event, MessageStart | MessageEnd):
             self._track(event)
         return event
@@ -95,7 +99,7 @@ class EventDecoder:
         found = _INNER.get(kind) if isinstance(kind, str) else None
         if found is None:
             return None
-        has_partial, adapter = found
+        has_partial, adapter = _adapter(found)
         values: dict[str, Any] = _snake(inner)
         if has_partial:
             values["partial"] = partial

@@ -57,22 +57,30 @@ class ToolOutput:
 
 @dataclass(slots=True, frozen=True)
 class AgentStart:
+    """A run begins (a prompt was accepted)."""
+
     type: Literal["agent_start"] = "agent_start"
 
 
 @dataclass(slots=True, frozen=True)
 class AgentEnd:
+    """The run is over, the last event of it; `messages` are the ones it added."""
+
     messages: list[Message]
     type: Literal["agent_end"] = "agent_end"
 
 
 @dataclass(slots=True, frozen=True)
 class TurnStart:
+    """A turn begins: one assistant response and the tool calls it makes."""
+
     type: Literal["turn_start"] = "turn_start"
 
 
 @dataclass(slots=True, frozen=True)
 class TurnEnd:
+    """A turn is over: the assistant message and the results of its tool calls."""
+
     message: AssistantMessage
     tool_results: list[ToolResultMessage]
     type: Literal["turn_end"] = "turn_end"
@@ -80,12 +88,16 @@ class TurnEnd:
 
 @dataclass(slots=True, frozen=True)
 class MessageStart:
+    """A message enters the run (user, assistant or tool result); an assistant one then streams."""
+
     message: Message
     type: Literal["message_start"] = "message_start"
 
 
 @dataclass(slots=True, frozen=True)
 class MessageUpdate:
+    """The assistant message streams: one provider event, with the message as built so far."""
+
     message: AssistantMessage
     assistant_message_event: AssistantMessageEvent
     type: Literal["message_update"] = "message_update"
@@ -102,6 +114,8 @@ class MessageEnd:
 
 @dataclass(slots=True, frozen=True)
 class ToolExecutionStart:
+    """A tool starts running with these arguments."""
+
     tool_call_id: str
     tool_name: str
     args: dict[str, JsonValue]
@@ -110,6 +124,8 @@ class ToolExecutionStart:
 
 @dataclass(slots=True, frozen=True)
 class ToolExecutionUpdate:
+    """A running tool's output so far (accumulated, not a delta)."""
+
     tool_call_id: str
     tool_name: str
     args: dict[str, JsonValue]
@@ -119,6 +135,8 @@ class ToolExecutionUpdate:
 
 @dataclass(slots=True, frozen=True)
 class ToolExecutionEnd:
+    """A tool finished; `is_error` when the model is to see a failure."""
+
     tool_call_id: str
     tool_name: str
     result: ToolOutput
@@ -128,6 +146,8 @@ class ToolExecutionEnd:
 
 @dataclass(slots=True, frozen=True)
 class AutoRetryStart:
+    """A failed model call is retried after `delay_ms`."""
+
     attempt: int
     max_attempts: int
     delay_ms: int
@@ -137,6 +157,8 @@ class AutoRetryStart:
 
 @dataclass(slots=True, frozen=True)
 class AutoRetryEnd:
+    """Retrying is over: it worked, or `final_error` says why not."""
+
     success: bool
     attempt: int
     final_error: str | None = None
@@ -148,12 +170,16 @@ CompactionReason: TypeAlias = Literal["manual", "threshold", "overflow"]
 
 @dataclass(slots=True, frozen=True)
 class CompactionStart:
+    """The transcript is being compacted into a summary."""
+
     reason: CompactionReason
     type: Literal["compaction_start"] = "compaction_start"
 
 
 @dataclass(slots=True, frozen=True)
 class CompactionEnd:
+    """Compaction is over: the summary, or why there is none."""
+
     reason: CompactionReason
     summary: str | None
     tokens_before: int | None
@@ -174,18 +200,24 @@ class QueueUpdate:
 
 @dataclass(slots=True, frozen=True)
 class SessionInfoChanged:
+    """The session was renamed (`None`: the name was cleared)."""
+
     name: str | None
     type: Literal["session_info_changed"] = "session_info_changed"
 
 
 @dataclass(slots=True, frozen=True)
 class ThinkingLevelChanged:
+    """The thinking level changed."""
+
     level: str
     type: Literal["thinking_level_changed"] = "thinking_level_changed"
 
 
 @dataclass(slots=True, frozen=True)
 class ModelChanged:
+    """The session's model changed."""
+
     provider: str
     model_id: str
     type: Literal["model_changed"] = "model_changed"
@@ -201,6 +233,8 @@ class QuestionAsked:
 
 @dataclass(slots=True, frozen=True)
 class QuestionResolved:
+    """A pending question is settled: answered (`None`: dismissed) or cancelled."""
+
     id: str
     answer: QuestionAnswer | None = None
     cancelled: CancelReason | None = None
@@ -209,6 +243,8 @@ class QuestionResolved:
 
 @dataclass(slots=True, frozen=True)
 class Notify:
+    """A message for the user, shown and forgotten."""
+
     message: str
     level: Literal["info", "warning", "error"] = "info"
     type: Literal["notify"] = "notify"
@@ -216,6 +252,8 @@ class Notify:
 
 @dataclass(slots=True, frozen=True)
 class StatusChanged:
+    """A status line under `key` is set (`None`: removed)."""
+
     key: str
     text: str | None
     type: Literal["status_changed"] = "status_changed"
@@ -223,6 +261,8 @@ class StatusChanged:
 
 @dataclass(slots=True, frozen=True)
 class WidgetChanged:
+    """A widget's lines under `key` are set (`None`: removed)."""
+
     key: str
     lines: list[str] | None
     type: Literal["widget_changed"] = "widget_changed"

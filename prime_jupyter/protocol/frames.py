@@ -39,6 +39,7 @@ the `tool` frame in state `input-available`. A `tool` frame always carries the w
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Literal, TypeAlias, get_args
 
 from pydantic import Field, TypeAdapter, ValidationError
@@ -49,7 +50,6 @@ from prime_jupyter.protocol.questions import CancelReason, Question, QuestionAns
 from prime_jupyter.protocol.wire import WireModel
 
 __all__ = [
-    "CHAT_FRAME",
     "FRAME_TYPES",
     "ChatFrame",
     "CompactionFrame",
@@ -297,7 +297,6 @@ ChatFrame: TypeAlias = Annotated[
     Field(discriminator="type"),
 ]
 
-CHAT_FRAME: TypeAdapter[ChatFrame] = TypeAdapter(ChatFrame)
 FRAME_TYPES: frozenset[str] = frozenset(m.model_fields["type"].default for m in get_args(get_args(ChatFrame)[0]))
 
 
@@ -305,8 +304,15 @@ def parse_frame(data: str | bytes) -> ChatFrame | None:
     """One frame from its JSON; None for a frame type this version does not know (a newer server may
     send those, and clients skip them). Malformed JSON or a known type with bad fields raises."""
     try:
-        return CHAT_FRAME.validate_json(data)
+        return _chat_frame().validate_json(data)
     except ValidationError as exc:
         if any(err["type"] == "union_tag_invalid" for err in exc.errors()):
             return None
         raise
+
+
+@functools.cache
+def _chat_frame() -> TypeAdapter[ChatFrame]:
+    """The validator of every frame, built when a frame is first parsed: building it costs more than the
+    rest of this module, and most processes that import the frames never parse one."""
+    return TypeAdapter(ChatFrame)

@@ -26,6 +26,7 @@ from typing import Literal
 from pydantic import Field
 
 from prime_jupyter.ai.types import Usage
+from prime_jupyter.protocol.common import ModelRef, SessionSummary
 from prime_jupyter.protocol.frames import ErrorReason
 from prime_jupyter.protocol.hydration import LiveRun
 from prime_jupyter.protocol.parts import ChatMessage
@@ -53,11 +54,6 @@ __all__ = [
     "SessionsResponse",
     "SetModelRequest",
 ]
-
-
-class ModelRef(WireModel):
-    provider: str
-    id: str
 
 
 class KernelStatus(WireModel):
@@ -102,24 +98,6 @@ class ChatNewRequest(WireModel):
     model: ModelRef | None = None
     thinking_level: str | None = None
     seed_messages: list[SeedMessage] = Field(default_factory=list)
-
-
-class SessionSummary(WireModel):
-    """One session as lists show it. Times are milliseconds since the epoch."""
-
-    session_id: str
-    title: str
-    """The name, else the first user message, else the first 8 characters of the id."""
-    name: str | None = None
-    cwd: str
-    path: str | None = None
-    created_at: int
-    updated_at: int
-    status: Literal["running", "idle", "saved"]
-    """`running`: live and in a run; `idle`: live in this server; `saved`: only on disk."""
-    message_count: int = 0
-    first_message: str = ""
-    parent_session: str | None = None
 
 
 class ChatNewResponse(WireModel):

@@ -35,6 +35,14 @@ __all__ = ["ROOTS", "SCHEMA_PATH", "build_schema", "main", "render", "schema_fin
 SCHEMA_PATH = Path(__file__).with_name("schema.json")
 Schema: TypeAlias = dict[str, JsonValue]
 
+
+def _connection_roots() -> dict[str, Any]:
+    """The snapshot's models and the events stream's messages, sorted together as they were when both
+    lived in `snapshot.py` (the order of `anyOf` in the export stays the same)."""
+    names = {*snapshot.__all__, "SessionEventMessage", "SessionReplacedMessage"} - {"COMMAND_RESULTS"}
+    return {name: getattr(snapshot if name in snapshot.__all__ else connection_routes, name) for name in sorted(names)}
+
+
 ROOTS: dict[str, Any] = {
     "ChatFrame": ChatFrame,
     "ChatMessage": ChatMessage,
@@ -44,12 +52,12 @@ ROOTS: dict[str, Any] = {
     "ChatCommandRequest": chat_commands.ChatCommandRequest,
     "ChatCommandResponse": chat_commands.ChatCommandResponse,
     "Command": Command,
-    "ConnectionOutbound": snapshot.ConnectionOutbound,
+    "ConnectionOutbound": connection_routes.ConnectionOutbound,
     **{name: getattr(requests, name) for name in requests.__all__},
-    **{name: getattr(snapshot, name) for name in snapshot.__all__ if name not in ("COMMAND_RESULTS",)},
+    **_connection_roots(),
     **{name: getattr(connection_routes, name) for name in connection_routes.__all__ if not name.isupper()},
 }
-"""Every type that crosses the wire on its own."""
+"""Every type that crosses the wire on its own; the order is that of `anyOf` in the export."""
 
 
 def build_schema() -> Schema:

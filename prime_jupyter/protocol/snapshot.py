@@ -1,38 +1,27 @@
-"""Connection state, the snapshot on attach, command results and the connection event stream.
+"""Connection state, the snapshot on attach and command results.
 
 These are the read side of vocabulary (a) (design.md D9): what `AgentConnection.get_state()` and an
-attach return, what each `Command` answers (`COMMAND_RESULTS`), and the messages of the connection
-routes' SSE stream (`ConnectionOutbound`): sequenced session events in their `codec.py` JSON form, a
-new snapshot when the session was replaced, and the question and UI frames the chat stream uses too.
-Messages here are the `ai` messages themselves, not chat messages: connection clients (the terminal
-app) render transcripts their own way.
+attach return, and what each `Command` answers (`COMMAND_RESULTS`). The messages of the connection
+routes' SSE stream (`ConnectionOutbound`) are in `connection_routes.py`, so a process that only runs a
+session in-process (the headless CLI) does not import the chat frames. Messages here are the `ai`
+messages themselves, not chat messages: connection clients (the terminal app) render transcripts their
+own way.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, TypeAlias
+from typing import Literal
 
 from pydantic import Field, JsonValue
 
 from prime_jupyter.ai.types import AssistantMessage, Message, Usage
-from prime_jupyter.protocol.chat_commands import CompactResult, ExportResult, TreeNode
-from prime_jupyter.protocol.frames import (
-    ConnectedFrame,
-    NotifyFrame,
-    QuestionFrame,
-    QuestionResolvedFrame,
-    ResyncRequiredFrame,
-    StatusFrame,
-    WidgetFrame,
-)
+from prime_jupyter.protocol.common import CompactResult, ExportResult, ModelRef, SessionSummary, TreeNode
 from prime_jupyter.protocol.questions import Question
-from prime_jupyter.protocol.requests import ModelRef, SessionSummary
 from prime_jupyter.protocol.wire import WireModel
 
 __all__ = [
     "COMMAND_RESULTS",
     "AttachSnapshot",
-    "ConnectionOutbound",
     "ConnectionState",
     "MessagesResult",
     "NavigateResult",
@@ -40,8 +29,6 @@ __all__ = [
     "PromptResult",
     "QueueResult",
     "ReplacedResult",
-    "SessionEventMessage",
-    "SessionReplacedMessage",
     "SessionView",
     "SessionsResult",
 ]
@@ -152,31 +139,3 @@ COMMAND_RESULTS: dict[str, type[WireModel]] = {
     "get_session_view": SessionView,
 }
 """The result model of each command type; failures are an HTTP status with an `ErrorBody`."""
-
-
-class SessionEventMessage(WireModel):
-    """One session event, in the JSON form of `prime_jupyter.protocol.codec.event_to_wire`."""
-
-    type: Literal["session_event"] = "session_event"
-    event: dict[str, JsonValue]
-
-
-class SessionReplacedMessage(WireModel):
-    """The connection now shows another session (new, switched, forked): redraw from `snapshot`."""
-
-    type: Literal["session_replaced"] = "session_replaced"
-    snapshot: AttachSnapshot
-
-
-ConnectionOutbound: TypeAlias = Annotated[
-    SessionEventMessage
-    | SessionReplacedMessage
-    | ConnectedFrame
-    | QuestionFrame
-    | QuestionResolvedFrame
-    | NotifyFrame
-    | StatusFrame
-    | WidgetFrame
-    | ResyncRequiredFrame,
-    Field(discriminator="type"),
-]

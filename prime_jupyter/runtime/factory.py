@@ -16,7 +16,6 @@ from prime_jupyter.runtime.tool_set import DEFAULT_TOOLS, KernelConfig, build_to
 from prime_jupyter.sessions.context import SessionContext
 from prime_jupyter.sessions.listing import find_session, most_recent_path
 from prime_jupyter.sessions.manager import SessionManager
-from prime_jupyter.tools.ask import make_ask_tool
 
 __all__ = ["SessionOptions", "create_agent_session", "sessions_dir"]
 
@@ -94,7 +93,9 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
         disposers=tool_set.disposers,
         kernel=tool_set.kernel,
     )
-    if "ask" in names:
+    if "ask" in names:  # only where a person can answer: a headless run does not import it
+        from prime_jupyter.tools.ask import make_ask_tool
+
         session.tools.append(make_ask_tool(session.ui.ask))
     if tool_set.prewarm is not None:
         tool_set.prewarm()

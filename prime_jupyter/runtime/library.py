@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from prime_jupyter.protocol.requests import SessionSummary
+from prime_jupyter.protocol.common import SessionSummary
 from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.runtime.views import session_summary
 from prime_jupyter.sessions.listing import delete_session, find_session, list_sessions, rename_session

@@ -6,11 +6,14 @@ numbers a user sees are computed one way.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from pydantic import JsonValue
+
 from prime_jupyter.ai.models import supported_thinking_levels
 from prime_jupyter.ai.registry import ModelRegistry
 from prime_jupyter.ai.types import AssistantMessage, Message, TextContent, ToolResultMessage, UserMessage
-from prime_jupyter.protocol.chat_commands import TreeNode
-from prime_jupyter.protocol.requests import ModelInfo, ModelRef, SessionSummary
+from prime_jupyter.protocol.common import ModelRef, SessionSummary, TreeNode
 from prime_jupyter.protocol.snapshot import AttachSnapshot, ConnectionState, SessionView
 from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.sessions.context import entry_message, to_llm_message
@@ -18,7 +21,18 @@ from prime_jupyter.sessions.entries import MessageEntry
 from prime_jupyter.sessions.listing import SessionInfo
 from prime_jupyter.sessions.manager import SessionManager
 
-__all__ = ["branch_messages", "connection_state", "model_infos", "session_summary", "session_view", "snapshot"]
+if TYPE_CHECKING:
+    from prime_jupyter.protocol.requests import ModelInfo
+
+__all__ = [
+    "branch_messages",
+    "connection_state",
+    "model_infos",
+    "session_header",
+    "session_summary",
+    "session_view",
+    "snapshot",
+]
 
 
 def branch_messages(manager: SessionManager) -> tuple[list[Message], list[str]]:
@@ -93,8 +107,14 @@ def session_view(manager: SessionManager, sessions_dir: str | None) -> SessionVi
         session_name=manager.name,
         leaf_id=manager.leaf_id,
         nodes=nodes,
-        header=manager.header.model_dump(mode="json", by_alias=True, exclude_none=True),
+        header=session_header(manager),
     )
+
+
+def session_header(manager: SessionManager) -> dict[str, JsonValue]:
+    """The transcript's header line as JSON data (`{"type": "session", "version", "id", ...}`)."""
+    header: dict[str, JsonValue] = manager.header.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return header
 
 
 def _preview(message: object, limit: int = 120) -> str | None:
@@ -130,6 +150,8 @@ def session_summary(info: SessionInfo, live: AgentSession | None = None) -> Sess
 
 def model_infos(registry: ModelRegistry) -> list[ModelInfo]:
     """Every model the registry knows, marked available when its provider has a key."""
+    from prime_jupyter.protocol.requests import ModelInfo  # the chat routes' models: not for a headless run
+
     keys = {provider: registry.has_key(provider) for provider in registry.providers()}
     return [
         ModelInfo(

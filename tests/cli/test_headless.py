@@ -140,6 +140,16 @@ def test_continue_and_resume_carry_the_conversation(agent_dir: Path, llm: Script
     assert bad.returncode == 1 and "ffffffffffff" in bad.stderr
 
 
+def test_json_mode_starts_with_the_header_of_the_session_it_continues(agent_dir: Path, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="one")]), ScriptedTurn(blocks=[Text(text="two")]))
+    first = prime(agent_dir, "--model", "scripted/m1", "--mode", "json", "-p", "first")
+    second = prime(agent_dir, "-c", "--mode", "json", "-p", "second")
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    headers = [json.loads(done.stdout.splitlines()[0]) for done in (first, second)]
+    (path,) = (agent_dir / "sessions").glob("*.jsonl")
+    assert headers[0] == headers[1] == json.loads(path.read_text().splitlines()[0])
+
+
 def test_no_session_writes_nothing(agent_dir: Path, llm: ScriptedLLMServer) -> None:
     llm.enqueue(ScriptedTurn(blocks=[Text(text="ok")]))
     assert prime(agent_dir, "--model", "scripted/m1", "--no-session", "-p", "hi").returncode == 0
@@ -163,6 +173,33 @@ def test_the_cli_imports_no_server_and_only_the_sdk_in_use(agent_dir: Path, llm:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "['openai']"
+
+
+def test_a_headless_run_leaves_the_chat_routes_vocabulary_unimported(agent_dir: Path, llm: ScriptedLLMServer) -> None:
+    """The panel's frames, requests and hydration cost a launch more than they are worth to it."""
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="ok")]))
+    code = (
+        "import sys; from prime_jupyter.cli.__main__ import main;"
+        "rc = main(['--model','scripted/m1','--tools','read,bash','--mode','json','-p','hi']);"
+        "print(sorted(m.rpartition('.')[2] for m in sys.modules if m.startswith('prime_jupyter.protocol.')))"
+    )
+    environment = {**os.environ, "PRIME_AGENT_DIR": str(agent_dir), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment, timeout=60)
+    assert done.returncode == 0, done.stderr
+    loaded = set(json.loads(done.stdout.strip().splitlines()[-1].replace("'", '"')))
+    assert loaded.isdisjoint({"frames", "requests", "hydration", "parts", "chat_commands", "schema"}), loaded
+
+
+def test_help_answers_without_importing_the_runtime(agent_dir: Path) -> None:
+    code = (
+        "import sys; from prime_jupyter.cli.__main__ import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print('pydantic' in sys.modules, 'prime_jupyter.runtime' in sys.modules)"
+    )
+    environment = {**os.environ, "PRIME_AGENT_DIR": str(agent_dir), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "usage: jupyter prime" in done.stdout and done.stdout.strip().splitlines()[-1] == "False False"
 
 
 def test_default_ipython_tool_runs_code_in_a_kernel(agent_dir: Path, llm: ScriptedLLMServer) -> None:

@@ -21,6 +21,7 @@ from prime_jupyter.protocol.commands import (
     NewSessionCommand,
     PromptCommand,
 )
+from prime_jupyter.protocol.connection_routes import ConnectionOutbound, SessionEventMessage, SessionReplacedMessage
 from prime_jupyter.protocol.questions import ConfirmAnswer
 from prime_jupyter.protocol.requests import (
     ChatRequest,
@@ -28,14 +29,7 @@ from prime_jupyter.protocol.requests import (
     RenameSessionRequest,
     SeedMessage,
 )
-from prime_jupyter.protocol.snapshot import (
-    COMMAND_RESULTS,
-    AttachSnapshot,
-    ConnectionOutbound,
-    ConnectionState,
-    SessionEventMessage,
-    SessionReplacedMessage,
-)
+from prime_jupyter.protocol.snapshot import COMMAND_RESULTS, AttachSnapshot, ConnectionState
 from prime_jupyter.protocol.wire import dump
 
 COMMANDS: TypeAdapter[Command] = TypeAdapter(Command)

@@ -1,0 +1,63 @@
+"""Models both vocabularies use: which model, a session as lists show it, a transcript entry as trees
+show it, and the results of compacting and exporting.
+
+They live apart from `requests.py` and `chat_commands.py` (which re-export them) so that the connection
+vocabulary (`snapshot.py`) does not import the chat routes' models, frames and hydration: a headless run
+imports this much and no more.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from prime_jupyter.protocol.wire import WireModel
+
+__all__ = ["CompactResult", "ExportResult", "ModelRef", "SessionSummary", "TreeNode"]
+
+
+class ModelRef(WireModel):
+    provider: str
+    id: str
+
+
+class SessionSummary(WireModel):
+    """One session as lists show it. Times are milliseconds since the epoch."""
+
+    session_id: str
+    title: str
+    """The name, else the first user message, else the first 8 characters of the id."""
+    name: str | None = None
+    cwd: str
+    path: str | None = None
+    created_at: int
+    updated_at: int
+    status: Literal["running", "idle", "saved"]
+    """`running`: live and in a run; `idle`: live in this server; `saved`: only on disk."""
+    message_count: int = 0
+    first_message: str = ""
+    parent_session: str | None = None
+
+
+class TreeNode(WireModel):
+    """One transcript entry; `preview` is a short text for messages, `label` the user's bookmark."""
+
+    id: str
+    parent_id: str | None = None
+    type: str
+    timestamp: str
+    role: str | None = None
+    preview: str | None = None
+    label: str | None = None
+
+
+class CompactResult(WireModel):
+    command: Literal["compact"] = "compact"
+    compacted: bool
+    summary: str | None = None
+    tokens_before: int | None = None
+
+
+class ExportResult(WireModel):
+    command: Literal["export"] = "export"
+    path: str
+    format: Literal["html", "jsonl"]
