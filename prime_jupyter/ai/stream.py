@@ -189,6 +189,7 @@ class AssistantMessageEventStream:
         self._emit = Emitter(model, self._queue)
         self._signal = options.signal
         self._task = asyncio.ensure_future(self._run(provider, model, context, options))
+        self._task.add_done_callback(self._settled)
         self._unsubscribe = options.signal.add_callback(self._abort) if options.signal else None
         self._final: AssistantMessage | None = None
 
@@ -212,6 +213,11 @@ class AssistantMessageEventStream:
     def _abort(self) -> None:
         if not self._task.done():
             self._task.cancel()
+
+    def _settled(self, task: asyncio.Future[None]) -> None:
+        """A task cancelled before its first step never ran `_run`'s handlers: the stream still ends."""
+        if task.cancelled():
+            self._emit.fail("aborted", "aborted by the user")
 
     def __aiter__(self) -> AsyncIterator[AssistantMessageEvent]:
         return self._iterate()

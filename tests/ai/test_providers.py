@@ -127,6 +127,23 @@ async def test_abort_mid_stream_keeps_partial_text(llm: ScriptedLLMServer, api: 
     assert len(final.error.text()) < len("word " * 50)
 
 
+@pytest.mark.asyncio
+async def test_an_abort_before_the_provider_starts_still_ends_the_stream(llm: ScriptedLLMServer) -> None:
+    """Ctrl-C (or a closed stdout) right as a turn starts: the provider's task is cancelled before it
+    ever ran, and the stream must still end, as aborted, instead of leaving the agent waiting."""
+    controller = AbortController()
+    options = StreamOptions(api_key="test", signal=controller.signal)
+    events = stream(scripted_model(llm, "anthropic-messages"), CTX, options)
+    controller.abort()
+
+    async def drain() -> list[AssistantMessageEvent]:
+        return [event async for event in events]
+
+    final = (await asyncio.wait_for(drain(), 10))[-1]
+    assert isinstance(final, ErrorEvent) and final.reason == "aborted"
+    assert llm.requests == []
+
+
 @pytest.mark.parametrize("api", APIS)
 @pytest.mark.parametrize(
     ("fault", "retryable", "retry_after"),
