@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import os
 import signal
 import sys
+from collections.abc import Callable
 from typing import TextIO
 
 from pydantic import JsonValue
@@ -17,25 +19,61 @@ from prime_jupyter.connection.types import ConnectionEvent, SessionEventReceived
 from prime_jupyter.protocol.codec import event_to_json
 from prime_jupyter.protocol.events import AgentEnd, MessageStart, SessionEvent
 
-__all__ = ["run_headless"]
+__all__ = ["EXIT_READER_GONE", "run_headless", "silence_stdout"]
+
+
+EXIT_READER_GONE = 141
+"""What a shell reports for a program whose pipe reader left (128 + SIGPIPE), e.g. `... | head`."""
 
 
 class _JsonWriter:
-    """Writes one line per event and flushes once per event-loop pass, so bursts of deltas share a flush."""
+    """Writes one line per event and flushes once per event-loop pass, so bursts of deltas share a flush.
 
-    def __init__(self, out: TextIO) -> None:
+    When the reader of stdout goes away (`jupyter prime --mode json ... | head`), the writer says so
+    once (`on_gone`, which stops the run) and writes nothing more; stdout then points at /dev/null, so
+    the interpreter's own last flush finds nothing to complain about."""
+
+    def __init__(self, out: TextIO, on_gone: Callable[[], None]) -> None:
         self._out = out
+        self._on_gone = on_gone
         self._flush_scheduled = False
+        self.gone = False
 
     def line(self, text: str) -> None:
-        self._out.write(text + "\n")
+        if self.gone:
+            return
+        try:
+            self._out.write(text + "\n")
+        except BrokenPipeError:
+            self._went()
+            return
         if not self._flush_scheduled:
             self._flush_scheduled = True
             asyncio.get_running_loop().call_soon(self._flush)
 
+    def flush(self) -> None:
+        if self.gone:
+            return
+        try:
+            self._out.flush()
+        except BrokenPipeError:
+            self._went()
+
     def _flush(self) -> None:
         self._flush_scheduled = False
-        self._out.flush()
+        self.flush()
+
+    def _went(self) -> None:
+        self.gone = True
+        silence_stdout()
+        self._on_gone()
+
+
+def silence_stdout() -> None:
+    """Point stdout at /dev/null (its reader has gone)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def _start_up_is_over(event: SessionEvent) -> bool:
@@ -58,7 +96,12 @@ async def run_headless(
 
     In JSON mode the first line is the transcript's header: `header` when the caller has it at hand (an
     in-process session), else the one of `get_session_view()`."""
-    writer = _JsonWriter(sys.stdout)
+    stopping: list[asyncio.Future[None]] = []
+
+    def stop_run() -> None:
+        stopping.append(asyncio.ensure_future(connection.abort()))
+
+    writer = _JsonWriter(sys.stdout, stop_run)
     finals: list[AssistantMessage] = []
     done = asyncio.Event()
 
@@ -86,13 +129,17 @@ async def run_headless(
         await connection.wait_for_idle()
     finally:
         loop.remove_signal_handler(signal.SIGINT)
-        sys.stdout.flush()
+        writer.flush()
         gc.enable()
+    if writer.gone:
+        return EXIT_READER_GONE  # the reader chose to stop reading: no error to report
     final = finals[0] if finals else None
     if final is None or final.stop_reason in ("error", "aborted"):
         reason = final.error_message if final is not None else "the run produced no answer"
         print(f"error: {reason}", file=sys.stderr)
         return 130 if final is not None and final.stop_reason == "aborted" else 1
     if not json_mode:
-        print(final.text())
+        writer.line(final.text())
+        writer.flush()
+        return EXIT_READER_GONE if writer.gone else 0
     return 0

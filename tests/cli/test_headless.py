@@ -225,3 +225,32 @@ def test_default_ipython_tool_runs_code_in_a_kernel(agent_dir: Path, llm: Script
     assert printed.returncode == 0, printed.stderr
     assert printed.stdout == "It printed 42.\n"
     assert "42" in json.dumps(llm.requests[3].body["messages"][-1])  # type: ignore[index]
+
+
+def test_a_reader_that_stops_reading_ends_the_run_quietly(agent_dir: Path, llm: ScriptedLLMServer) -> None:
+    """`jupyter prime --mode json ... | head -n 3`: no traceback per event, the shell's pipe exit code,
+    and the transcript stays loadable."""
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="x" * 4000, chunks=2000)], chunk_delay_s=0.001))
+    environment = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    environment.update({"PRIME_AGENT_DIR": str(agent_dir), "PYTHONPATH": str(ROOT)})
+    command = [sys.executable, "-m", "prime_jupyter.cli", "--model", "scripted/m1", "--tools", "read"]
+    command += ["--mode", "json", "-p", "go"]
+    child = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment, cwd=agent_dir.parent
+    )
+    assert child.stdout is not None and child.stderr is not None
+    first = [child.stdout.readline() for _ in range(3)]
+    child.stdout.close()  # what `head` does once it has its lines
+    try:
+        code = child.wait(30)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        raise AssertionError("the run went on after its reader left: " + child.stderr.read().decode()) from None
+    stderr = child.stderr.read().decode()
+    assert json.loads(first[0])["type"] == "session"
+    assert code == 141 and "Traceback" not in stderr and "BrokenPipe" not in stderr, stderr
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="resumed")]))
+    resumed = prime(agent_dir, "--model", "scripted/m1", "--tools", "read", "-c", "-p", "again")
+    assert resumed.returncode == 0, resumed.stderr
+    sent = json.dumps(llm.requests[-1].body)
+    assert '"go"' in sent and '"again"' in sent  # the cut-short transcript loaded, first prompt and all
