@@ -8,7 +8,6 @@ message, the searchable text (at most 64 KiB) and the latest name are parsed.
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 from collections.abc import Iterator
@@ -274,6 +273,8 @@ def _not_found_message(query: str, needle: str, ids: list[str], sessions_dir: Pa
     if not ids:
         return f"no session matches {query!r}: there are no sessions in {sessions_dir}"
     by_compact = {_compact(sid): sid for sid in ids}
+    import difflib  # only for a near miss: not worth its import on every launch
+
     close = difflib.get_close_matches(needle, list(by_compact), n=1, cutoff=0.0)
     hint = f"; the closest is {by_compact[close[0]]}" if close else ""
     return f"no session matches {query!r}{hint}"

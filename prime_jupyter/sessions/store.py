@@ -14,6 +14,7 @@ on a fresh line, which repairs the file.
 
 from __future__ import annotations
 
+import functools
 import gc
 import json
 import logging
@@ -47,9 +48,13 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+
 # String values are not interned while parsing: looking each one up in pydantic-core's cache costs
 # about a fifth of the validation time of a transcript, whose strings are nearly all unique.
-_ENTRY: TypeAdapter[SessionEntry] = TypeAdapter(SessionEntry, config=ConfigDict(cache_strings="keys"))
+@functools.cache
+def _entry_adapter() -> TypeAdapter[SessionEntry]:
+    """Built on first use (a few ms): a launch that never reads a transcript does not pay for it."""
+    return TypeAdapter(SessionEntry, config=ConfigDict(cache_strings="keys"))
 
 
 def session_file(sessions_dir: Path, session_id: str) -> Path:
@@ -134,7 +139,7 @@ def _parse_entries(lines: Iterable[bytes], loaded: LoadedTranscript, on_entry: O
 
     A binary file iterates lines split on `b"\\n"` only, each ending with it but a last line cut short.
     """
-    validate = _ENTRY.validator.validate_json
+    validate = _entry_adapter().validator.validate_json
     entries, warnings, positions = loaded.entries, loaded.warnings, loaded.positions
     unknown_types: Counter[str] = Counter()
     for number, line in enumerate(lines, start=2):
