@@ -16,7 +16,7 @@ from prime_jupyter.agent.retry import RetryPolicy
 from prime_jupyter.agent.tool import AnyTool
 from prime_jupyter.agent.tools_exec import run_tool_calls
 from prime_jupyter.ai.abort import AbortSignal
-from prime_jupyter.ai.events import ErrorEvent
+from prime_jupyter.ai.events import AssistantMessageEvent, ErrorEvent
 from prime_jupyter.ai.models import Model
 from prime_jupyter.ai.stream import StreamOptions, stream
 from prime_jupyter.ai.types import AssistantMessage, Context, Message, ToolResultMessage
@@ -147,16 +147,20 @@ async def _stream_once(
     # The messages are validated models already: checking each again costs ~1 ms per 1,000 per turn.
     context = Context.model_construct(system_prompt=config.system_prompt, messages=messages, tools=tools)
     started = False
-    async for event in stream(config.model, context, options):
+
+    def on_event(event: AssistantMessageEvent) -> None:  # in the provider's call: no loop pass per delta
+        nonlocal started
         if event.type == "start":
             started = True
             emit(MessageStart(event.partial))
-        elif event.type == "done":
-            return event.message, None, started
-        elif event.type == "error":
-            return event.error, event, started
-        else:
+        elif event.type != "done" and event.type != "error":  # the terminal one comes through the stream
             emit(MessageUpdate(event.partial, event))
+
+    async for event in stream(config.model, context, options, on_event):
+        if event.type == "done":
+            return event.message, None, started
+        if event.type == "error":
+            return event.error, event, started
     raise AssertionError("a provider stream ended without done or error")
 
 

@@ -4,12 +4,18 @@ A provider is a coroutine that drives an `Emitter`; it runs as its own task, so 
 it wherever it waits (connecting, a slow first byte, between chunks) and the SDK's stream is closed
 by the cancellation. Whatever happens, the consumer sees `start` (once the response began) and exactly
 one terminal `done` or `error`: failures are events, never exceptions (design.md D2).
+
+A consumer that passes `on_event` gets every event before the terminal one through that callback, in
+the provider's own call, and iterates only the terminal event: each delta then reaches the agent's
+listeners (a client's socket in the server) in the same pass of the event loop that read it from the
+network, instead of one pass later through the queue.
 """
 
 from __future__ import annotations
 
 import asyncio
 import importlib
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TypeAlias
@@ -38,6 +44,8 @@ from prime_jupyter.ai.usage import apply_cost
 
 __all__ = ["AssistantMessageEventStream", "Emitter", "StreamOptions", "stream"]
 
+log = logging.getLogger(__name__)
+
 
 @dataclass
 class StreamOptions:
@@ -64,10 +72,10 @@ _PROVIDERS = {
 class Emitter:
     """Builds the partial message and queues events. Providers call these in wire order."""
 
-    def __init__(self, model: Model, queue: asyncio.Queue[AssistantMessageEvent]) -> None:
+    def __init__(self, model: Model, put: Callable[[AssistantMessageEvent], None]) -> None:
         self.model = model
         self.message = AssistantMessage(api=model.api, provider=model.provider, model=model.id)
-        self._put = queue.put_nowait
+        self._put = put
         self._json: dict[int, PartialJson] = {}
         self.started = False
         self.finished = False
@@ -184,9 +192,17 @@ class Emitter:
 class AssistantMessageEventStream:
     """Async-iterable events of one response; `result()` gives the final message."""
 
-    def __init__(self, model: Model, context: Context, options: StreamOptions, provider: Provider) -> None:
+    def __init__(
+        self,
+        model: Model,
+        context: Context,
+        options: StreamOptions,
+        provider: Provider,
+        on_event: Callable[[AssistantMessageEvent], None] | None = None,
+    ) -> None:
         self._queue: asyncio.Queue[AssistantMessageEvent] = asyncio.Queue()
-        self._emit = Emitter(model, self._queue)
+        self._on_event = on_event
+        self._emit = Emitter(model, self._queue.put_nowait if on_event is None else self._deliver)
         self._signal = options.signal
         self._task = asyncio.ensure_future(self._run(provider, model, context, options))
         self._task.add_done_callback(self._settled)
@@ -209,6 +225,16 @@ class AssistantMessageEventStream:
                 retry_after_s=failure.retry_after_s,
                 context_overflow=failure.context_overflow,
             )
+
+    def _deliver(self, event: AssistantMessageEvent) -> None:
+        if event.type in ("done", "error"):
+            self._queue.put_nowait(event)
+            return
+        assert self._on_event is not None
+        try:
+            self._on_event(event)
+        except Exception:  # a consumer's bug must not pass for a provider failure
+            log.exception("an assistant-message event listener failed")
 
     def _abort(self) -> None:
         if not self._task.done():
@@ -250,10 +276,16 @@ class AssistantMessageEventStream:
         return self._final
 
 
-def stream(model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream:
-    """Start streaming one assistant response. Must be called inside a running event loop."""
+def stream(
+    model: Model,
+    context: Context,
+    options: StreamOptions,
+    on_event: Callable[[AssistantMessageEvent], None] | None = None,
+) -> AssistantMessageEventStream:
+    """Start streaming one assistant response. Must be called inside a running event loop. With
+    `on_event`, the events before the terminal one go to it and the stream yields only the terminal one."""
     if options.base_url is None and model.base_url:
         options.base_url = model.base_url
     module = importlib.import_module(_PROVIDERS[model.api])
     provider: Provider = module.stream_provider
-    return AssistantMessageEventStream(model, context, options, provider)
+    return AssistantMessageEventStream(model, context, options, provider, on_event)

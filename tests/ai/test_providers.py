@@ -198,3 +198,22 @@ async def test_request_carries_system_prompt_tools_and_history(llm: ScriptedLLMS
     dumped = str(body)
     assert "be brief" in dumped and "'bash'" in dumped and "hi" in dumped
     assert body["stream"] is True
+
+
+@pytest.mark.parametrize("api", APIS)
+@pytest.mark.asyncio
+async def test_on_event_gets_every_event_but_the_last_in_order(llm: ScriptedLLMServer, api: Api) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="one two three", chunks=3)]))
+    pushed: list[AssistantMessageEvent] = []
+
+    def listen(event: AssistantMessageEvent) -> None:
+        pushed.append(event)
+        if event.type == "text_delta":
+            raise RuntimeError("a listener's bug")  # logged; the stream goes on
+
+    yielded = [e async for e in stream(scripted_model(llm, api), CTX, StreamOptions(api_key="test"), listen)]
+    assert [e.type for e in yielded] == ["done"]
+    assert kinds(pushed)[0] == "start" and kinds(pushed).count("text_delta") == 3
+    assert "".join(e.delta for e in pushed if e.type == "text_delta") == "one two three"
+    final = yielded[0]
+    assert final.type == "done" and final.message.text() == "one two three"
