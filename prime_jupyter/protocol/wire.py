@@ -11,6 +11,8 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, JsonValue
 from pydantic.alias_generators import to_camel
 
+from prime_jupyter.ai.json_text import model_json
+
 __all__ = ["WireModel", "dump", "dump_json"]
 
 
@@ -25,5 +27,6 @@ def dump(model: BaseModel) -> dict[str, JsonValue]:
 
 
 def dump_json(model: BaseModel) -> str:
-    """One line of JSON for a wire model: no newline, non-ASCII kept as is (U+2028 included)."""
-    return model.model_dump_json(by_alias=True, exclude_none=True)
+    """One line of JSON for a wire model: no newline, non-ASCII kept as is (U+2028 included), a lone
+    surrogate replaced (`ai.json_text`)."""
+    return model_json(model)

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
+from prime_jupyter.ai.json_text import model_json
 from prime_jupyter.errors import SessionError, SessionNotFoundError
 from prime_jupyter.sessions.entries import (
     KNOWN_ENTRY_TYPES,
@@ -63,8 +64,11 @@ def session_file(sessions_dir: Path, session_id: str) -> Path:
 
 
 def encode_line(record: BaseModel) -> bytes:
-    """One JSONL line (camelCase keys, nulls left out except where the format needs them)."""
-    return record.model_dump_json(by_alias=True, exclude_none=True).encode() + b"\n"
+    """One JSONL line (camelCase keys, nulls left out except where the format needs them).
+
+    A lone surrogate in a string is replaced (`ai.json_text`): the line must load again.
+    """
+    return model_json(record).encode() + b"\n"
 
 
 @dataclass

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pydantic_core
 import pytest
 
 from prime_jupyter.ai.models import Api
@@ -53,6 +54,6 @@ def test_bodies_are_compact_utf8_and_keep_line_separators_inside_strings() -> No
     assert encoded == '{"text":"a\u2028b caf\u00e9","n":[1,2.5,null,true]}'.encode()
 
 
-def test_a_lone_surrogate_is_sent_escaped_instead_of_failing_the_request() -> None:
-    encoded = encode_body({"text": "broken \ud800 output"})
-    assert json.loads(encoded) == {"text": "broken \ud800 output"}
+def test_a_lone_surrogate_is_sent_replaced_instead_of_failing_the_request() -> None:
+    encoded = encode_body({"text": "broken \ud800 output", "pair": "\ud83d\ude00"})
+    assert pydantic_core.from_json(encoded) == {"text": "broken \ufffd output", "pair": "\U0001f600"}

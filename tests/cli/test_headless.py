@@ -254,3 +254,18 @@ def test_a_reader_that_stops_reading_ends_the_run_quietly(agent_dir: Path, llm: 
     assert resumed.returncode == 0, resumed.stderr
     sent = json.dumps(llm.requests[-1].body)
     assert '"go"' in sent and '"again"' in sent  # the cut-short transcript loaded, first prompt and all
+
+
+def test_an_undecodable_byte_in_the_prompt_is_kept_as_a_replacement_character(
+    agent_dir: Path, llm: ScriptedLLMServer
+) -> None:
+    """argv bytes that are not UTF-8 reach Python as lone surrogates, which UTF-8 cannot write back."""
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="got it")]), ScriptedTurn(blocks=[Text(text="still here")]))
+    done = prime(agent_dir, "--model", "scripted/m1", "--mode", "json", "-p", "latin-1 caf\udce9")
+    assert done.returncode == 0, done.stderr
+    user = next(json.loads(line) for line in done.stdout.splitlines() if '"message_end"' in line)
+    assert "latin-1 caf\ufffd" in json.dumps(user["message"]["content"], ensure_ascii=False)
+    again = prime(agent_dir, "--model", "scripted/m1", "-c", "-p", "and now?")
+    assert again.returncode == 0 and again.stdout == "still here\n", again.stderr
+    sent = json.dumps(llm.requests[1].body)
+    assert "latin-1 caf\\ufffd" in sent and "got it" in sent

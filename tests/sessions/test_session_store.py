@@ -37,6 +37,15 @@ def test_line_separators_inside_text_survive_write_and_load(tmp_path: Path) -> N
     assert isinstance(first, UserMessage) and first.text() == text
 
 
+def test_half_a_character_is_stored_replaced_and_the_line_loads(tmp_path: Path) -> None:
+    """A lone surrogate (an undecodable argv byte, half an emoji from a provider) cannot be UTF-8."""
+    manager = _written_session(tmp_path, "argv byte \udcff, half \ud83d, whole \ud83d\ude00")
+    reopened = SessionManager.open(_path(manager))
+    assert reopened.load_warnings == []
+    first = reopened.build_context().messages[0]
+    assert isinstance(first, UserMessage) and first.text() == "argv byte \ufffd, half \ufffd, whole \U0001f600"
+
+
 def test_truncated_last_line_is_skipped_with_a_warning(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     manager = _written_session(tmp_path, "one", "two")
     path = _path(manager)

@@ -15,13 +15,14 @@ while it grows (that tripled the cost), and which reference counting frees right
 from __future__ import annotations
 
 import gc
-import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, TypeVar
 
 import pydantic_core
 from pydantic import JsonValue
+
+from prime_jupyter.ai.json_text import json_text
 
 if TYPE_CHECKING:
     import httpx2
@@ -52,13 +53,13 @@ def encode_request(
 def encode_body(body: Mapping[str, JsonValue]) -> bytes:
     """Compact UTF-8 JSON, as the SDKs send it.
 
-    A string holding a lone surrogate cannot be UTF-8; it is sent as a `\\udXXX` escape instead of
-    failing the request (the SDKs raise there).
+    A string holding a lone surrogate cannot be UTF-8, and providers' JSON parsers reject its `\\udXXX`
+    escape; it is sent as U+FFFD instead of failing the request (`ai.json_text`; the SDKs raise there).
     """
     try:
         return pydantic_core.to_json(body)
     except pydantic_core.PydanticSerializationError:
-        return json.dumps(body, separators=(",", ":")).encode()
+        return json_text(body).encode()
 
 
 def response_class() -> type[httpx2.Response]:
