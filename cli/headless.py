@@ -13,6 +13,7 @@ from typing import TextIO
 
 from pydantic import JsonValue
 
+from prime_jupyter.ai.json_text import well_formed
 from prime_jupyter.ai.types import AssistantMessage, ImageContent
 from prime_jupyter.connection.base import AgentConnection
 from prime_jupyter.connection.types import ConnectionEvent, SessionEventReceived
@@ -27,7 +28,8 @@ EXIT_READER_GONE = 141
 
 
 class _JsonWriter:
-    """Writes one line per event and flushes once per event-loop pass, so bursts of deltas share a flush.
+    """Writes one line per event and flushes once per event-loop pass, so bursts of deltas share a flush
+    (the caller flushes lifecycle events at once).
 
     When the reader of stdout goes away (`jupyter prime --mode json ... | head`), the writer says so
     once (`on_gone`, which stops the run) and writes nothing more; stdout then points at /dev/null, so
@@ -113,6 +115,8 @@ async def run_headless(
             gc.enable()
         if json_mode:
             writer.line(event_to_json(event.event))
+            if event.event.type != "message_update":
+                writer.flush()  # a reader learns at once that a tool started or a turn ended
         if isinstance(event.event, AgentEnd):
             finals[:] = [m for m in event.event.messages if isinstance(m, AssistantMessage)][-1:]
             done.set()
@@ -139,7 +143,7 @@ async def run_headless(
         print(f"error: {reason}", file=sys.stderr)
         return 130 if final is not None and final.stop_reason == "aborted" else 1
     if not json_mode:
-        writer.line(final.text())
+        writer.line(well_formed(final.text()))  # half a character would fail the write
         writer.flush()
         return EXIT_READER_GONE if writer.gone else 0
     return 0

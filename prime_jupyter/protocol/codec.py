@@ -8,11 +8,14 @@ growing message per delta would make a long answer cost quadratic bytes.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 
+import pydantic_core
 from pydantic import BaseModel, JsonValue
 from pydantic.alias_generators import to_camel
 
+from prime_jupyter.ai.json_text import json_text, well_formed
 from prime_jupyter.ai.types import ToolCall
 from prime_jupyter.protocol.events import MessageUpdate, SessionEvent
 
@@ -28,11 +31,7 @@ def to_wire(value: object) -> JsonValue:
         dumped: JsonValue = value.model_dump(mode="json", by_alias=True, exclude_none=True)
         return dumped
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {
-            to_camel(f.name): to_wire(getattr(value, f.name))
-            for f in dataclasses.fields(value)
-            if f.name != "partial" and getattr(value, f.name) is not None
-        }
+        return {camel: to_wire(v) for name, camel in _fields(type(value)) if (v := getattr(value, name)) is not None}
     if isinstance(value, list | tuple):
         return [to_wire(v) for v in value]
     if isinstance(value, dict):
@@ -40,6 +39,33 @@ def to_wire(value: object) -> JsonValue:
     if value is None or isinstance(value, str | int | float | bool):
         return value
     return str(value)
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+@functools.cache
+def _fields(cls: type) -> tuple[tuple[str, str], ...]:
+    """A dataclass's field names with their camelCase keys (the partial message left out, see above)."""
+    return tuple((f.name, to_camel(f.name)) for f in dataclasses.fields(cls) if f.name != "partial")
+
+
+def _shallow(value: object) -> object:
+    """`to_wire` without dumping the models: pydantic-core serializes those itself, in one pass."""
+    if isinstance(value, BaseModel):
+        return value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {camel: _shallow(v) for name, camel in _fields(type(value)) if (v := getattr(value, name)) is not None}
+    if isinstance(value, list | tuple):
+        return [_shallow(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _shallow(v) for k, v in value.items()}
+    return value
 
 
 def event_to_wire(event: SessionEvent) -> JsonValue:
@@ -56,7 +82,11 @@ def event_to_wire(event: SessionEvent) -> JsonValue:
 
 
 def event_to_json(event: SessionEvent) -> str:
-    """One line of JSON (no newline) for an event; delta events take a fast path."""
+    """One line of JSON (no newline) for an event, as `event_to_wire` has it.
+
+    Deltas take a fast path; other events (a whole message, or every message of a run at `agent_end`)
+    are serialized by pydantic-core, models included, instead of being dumped to dicts first.
+    """
     if isinstance(event, MessageUpdate):
         inner = event.assistant_message_event
         delta = getattr(inner, "delta", None)
@@ -68,7 +98,12 @@ def event_to_json(event: SessionEvent) -> str:
                 + '","contentIndex":'
                 + str(index)
                 + ',"delta":'
-                + _dumps(delta)
+                + _dumps(delta if delta.isascii() or _encodable(delta) else well_formed(delta))
                 + "}}"
             )
-    return _dumps(event_to_wire(event))
+    if isinstance(event, MessageUpdate):
+        return json_text(event_to_wire(event))
+    try:
+        return pydantic_core.to_json(_shallow(event), by_alias=True, exclude_none=True, fallback=str).decode()
+    except pydantic_core.PydanticSerializationError:  # a lone surrogate, which UTF-8 cannot carry
+        return json_text(event_to_wire(event))

@@ -26,7 +26,7 @@ from prime_jupyter.ai.types import (
     Usage,
     UserMessage,
 )
-from prime_jupyter.protocol.codec import event_to_json
+from prime_jupyter.protocol.codec import event_to_json, event_to_wire
 from prime_jupyter.protocol.event_decoder import EventDecoder
 from prime_jupyter.protocol.events import (
     AgentEnd,
@@ -116,6 +116,21 @@ def test_events_without_deltas_come_back_equal() -> None:
         again = through_json(decoder, event)
         if not isinstance(event, MessageUpdate | MessageStart):
             assert again == event
+
+
+def test_every_event_serializes_to_its_wire_form() -> None:
+    """The JSON line and the wire dict are made by different paths (pydantic-core vs. to_wire)."""
+    for event in a_run():
+        assert json.loads(event_to_json(event)) == event_to_wire(event)
+
+
+def test_a_lone_surrogate_is_replaced_rather_than_failing() -> None:
+    broken = UserMessage(content="half a pair: \ud83d, a whole one: \ud83d\ude00", timestamp=1)
+    line = event_to_json(MessageEnd(broken, "u1"))
+    assert json.loads(line.encode())["message"]["content"] == "half a pair: \ufffd, a whole one: \U0001f600"
+    reply = AssistantMessage(api="a", provider="p", model="m")
+    delta = event_to_json(MessageUpdate(reply, TextDeltaEvent(0, "\ud83d", reply)))
+    assert json.loads(delta.encode())["assistantMessageEvent"]["delta"] == "\ufffd"
 
 
 def test_the_partial_message_is_rebuilt_from_deltas_and_shared() -> None:
