@@ -51,9 +51,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def _run(args: object, text: str, images: list[ImageContent], cwd: Path) -> int:
+    from prime_jupyter.ai.providers._http import aiohttp_available, close_clients, set_http_backend
     from prime_jupyter.errors import PrimeError
 
     from .headless import run_headless
+
+    if aiohttp_available():
+        set_http_backend("aiohttp")  # the SDKs import it anyway, and each request takes less time on it
 
     try:
         connection = _connect(vars(args), cwd)
@@ -70,6 +74,7 @@ async def _run(args: object, text: str, images: list[ImageContent], cwd: Path) -
         return 1
     finally:
         await connection.dispose()
+        await close_clients()  # an aiohttp session left open complains on stderr at exit
 
 
 def _connect(ns: dict[str, object], cwd: Path) -> InProcessAgentConnection:

@@ -38,7 +38,10 @@ async def run_tool_calls(
             while index + len(group) < len(calls) and _parallel(by_name.get(calls[index + len(group)].name)):
                 group.append(calls[index + len(group)])
         index += len(group)
-        results.extend(await asyncio.gather(*(_run_one(call, by_name, emit, signal) for call in group)))
+        if len(group) == 1:  # the common case: run it now, not as a task started at the next loop pass
+            results.append(await _run_one(group[0], by_name, emit, signal))
+        else:
+            results.extend(await asyncio.gather(*(_run_one(call, by_name, emit, signal) for call in group)))
     return results
 
 

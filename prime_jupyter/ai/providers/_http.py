@@ -2,9 +2,10 @@
 
 Both SDKs run on httpx unless told otherwise. They also offer aiohttp (`DefaultAioHttpClient`, the
 SDKs' documented alternative), whose C parser and protocol-based reads cost about a third less CPU
-per streamed delta (`benchmarks/bench_server.py`): worth it in a long-lived host that streams many
-sessions at once, the Jupyter server. The command line stays on httpx, because importing aiohttp
-adds about 170 ms to a launch.
+per streamed delta (`benchmarks/bench_server.py`) and about 1.5 ms less per request
+(`benchmarks/bench_agent.py`). Both SDKs import aiohttp themselves when it is installed, so choosing it
+costs no start-up time: the hosts that run turns (the Jupyter server, the command line) choose it;
+the default for anyone else embedding the runtime stays httpx.
 
 An SDK client holds a connection pool, so turns reuse their connection; a pool belongs to the event
 loop that opened it (aiohttp's strictly so), hence one client per loop. A loop that is gone takes its
