@@ -64,8 +64,12 @@ class _Writer:
             self._went()
             return True
         self.last_write = time.monotonic()
-        self._flush = flush
-        flush.add_done_callback(self._flushed)
+        if flush.done():  # the socket took it all at once (the common case): no callback to schedule
+            self._flush = None
+            self._flushed(flush)
+        else:
+            self._flush = flush
+            flush.add_done_callback(self._flushed)
         return True
 
     async def write(self, data: bytes) -> bool:
