@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 
 import pytest
+import pytest_asyncio
 
 from prime_jupyter.ai.abort import AbortController
 from prime_jupyter.ai.events import AssistantMessageEvent, ErrorEvent
 from prime_jupyter.ai.models import Api
-from prime_jupyter.ai.providers._http import HttpBackend, set_http_backend
+from prime_jupyter.ai.providers._http import HttpBackend, close_clients, set_http_backend
 from prime_jupyter.ai.stream import StreamOptions, stream
 from prime_jupyter.ai.types import Context, ToolSpec, UserMessage
 from prime_jupyter.testing import (
@@ -45,12 +46,13 @@ async def collect(llm: ScriptedLLMServer, api: Api, signal_after: int | None = N
     return events
 
 
-@pytest.fixture(params=["httpx", "aiohttp"], autouse=True)
-def http_stack(request: pytest.FixtureRequest) -> Iterator[HttpBackend]:
-    """Every provider test runs on both HTTP stacks the SDKs offer (the CLI's and the server's)."""
+@pytest_asyncio.fixture(params=["httpx", "aiohttp"], autouse=True)
+async def http_stack(request: pytest.FixtureRequest) -> AsyncIterator[HttpBackend]:
+    """Every provider test runs on both HTTP stacks the SDKs offer; its clients are closed on its loop."""
     backend: HttpBackend = request.param
     set_http_backend(backend)
     yield backend
+    await close_clients()
     set_http_backend("httpx")
 
 
