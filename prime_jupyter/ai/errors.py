@@ -6,6 +6,7 @@ never imports a provider SDK.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 
@@ -66,9 +67,32 @@ def classify_exception(exc: BaseException) -> Failure:
         headers = getattr(response, "headers", None)
         retry_after = headers.get("retry-after") if headers is not None else None
         return classify_status(status, message, retry_after)
-    chain = [type(e).__name__ for e in _chain(exc)]
+    causes = _chain(exc)
+    chain = [type(e).__name__ for e in causes]
     transient = any(name in _TRANSIENT_TYPES for name in chain) or bool(_TRANSIENT_TEXT.search(message))
+    if chain[0] in ("APIConnectionError", "APITimeoutError"):
+        message = _unreachable(exc, causes[-1], timed_out=chain[0] == "APITimeoutError")
     return Failure(message=message or type(exc).__name__, retryable=transient)
+
+
+def _unreachable(exc: BaseException, root: BaseException, *, timed_out: bool) -> str:
+    """'cannot reach <url>: <why>' instead of the SDKs' bare 'Connection error.' (the URL without any
+    user:password or query, which could hold a key)."""
+    where = "the provider"
+    try:
+        url = exc.request.url  # type: ignore[attr-defined]
+        host = f"[{url.host}]" if ":" in url.host else url.host
+        where = f"{url.scheme}://{host}{f':{url.port}' if url.port else ''}{url.path}"
+    except Exception:  # no request recorded: say less rather than fail
+        pass
+    if isinstance(root, OSError) and root.errno:  # decided by the root cause: an SDK may call a refusal a timeout
+        # "Connection refused" rather than "[Errno 111] Connect call failed (...)"; a DNS failure's errno
+        # is negative, and its strerror says it ("Name or service not known")
+        return f"cannot reach {where}: {os.strerror(root.errno) if root.errno > 0 else root.strerror}"
+    if timed_out:
+        return f"the request to {where} timed out"
+    why = str(root).strip() if root is not exc else ""
+    return f"cannot reach {where}: {why}" if why else f"cannot reach {where}"
 
 
 def _message(exc: BaseException) -> str:

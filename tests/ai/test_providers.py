@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import AsyncIterator
 
 import pytest
@@ -10,7 +11,7 @@ import pytest_asyncio
 
 from prime_jupyter.ai.abort import AbortController
 from prime_jupyter.ai.events import AssistantMessageEvent, ErrorEvent
-from prime_jupyter.ai.models import Api
+from prime_jupyter.ai.models import Api, Model
 from prime_jupyter.ai.providers._http import HttpBackend, close_clients, set_http_backend
 from prime_jupyter.ai.stream import StreamOptions, stream
 from prime_jupyter.ai.types import Context, ToolSpec, UserMessage
@@ -28,6 +29,11 @@ from prime_jupyter.testing import (
 )
 from prime_jupyter.testing.models import APIS, scripted_model
 
+PATHS: dict[Api, str] = {
+    "anthropic-messages": "v1/messages",
+    "openai-completions": "chat/completions",
+    "openai-responses": "responses",
+}
 CTX = Context(
     system_prompt="be brief",
     messages=[UserMessage(content="hi")],
@@ -219,3 +225,23 @@ async def test_on_event_gets_every_event_but_the_last_in_order(llm: ScriptedLLMS
     assert "".join(e.delta for e in pushed if e.type == "text_delta") == "one two three"
     final = yielded[0]
     assert final.type == "done" and final.message.text() == "one two three"
+
+
+async def first_error(model: Model) -> ErrorEvent:
+    events = [e async for e in stream(model, CTX, StreamOptions(api_key="test"))]
+    assert isinstance(events[-1], ErrorEvent)
+    return events[-1]
+
+
+@pytest.mark.parametrize("api", APIS)
+@pytest.mark.asyncio
+async def test_an_unreachable_provider_is_named_with_the_reason(llm: ScriptedLLMServer, api: Api) -> None:
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    closed = scripted_model(llm, api).model_copy(update={"base_url": f"http://127.0.0.1:{port}/v1"})
+    error = await first_error(closed)
+    assert error.retryable
+    assert error.error.error_message == f"cannot reach http://127.0.0.1:{port}/v1/{PATHS[api]}: Connection refused"
+    with_secret = closed.model_copy(update={"base_url": f"http://user:secret@127.0.0.1:{port}/v1"})
+    assert "secret" not in (await first_error(with_secret)).error.error_message
