@@ -14,7 +14,7 @@ from prime_jupyter.runtime.resources import PromptOptions, build_system_prompt
 from prime_jupyter.runtime.settings import Settings, load_settings
 from prime_jupyter.runtime.tool_set import DEFAULT_TOOLS, KernelConfig, build_tool_set
 from prime_jupyter.sessions.context import SessionContext
-from prime_jupyter.sessions.listing import find_session, most_recent_path
+from prime_jupyter.sessions.listing import find_session, most_recent_path, recorded_cwd
 from prime_jupyter.sessions.manager import SessionManager
 
 __all__ = ["SessionOptions", "create_agent_session", "sessions_dir"]
@@ -70,10 +70,11 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
         options.tool_timeout_s or settings.kernel.timeout_s,
         options.kernel_manager,
     )
-    tool_set = build_tool_set([n for n in names if n != "ask"], Path(manager.cwd), model, kernel)
+    workdir = _working_dir(manager.cwd, cwd)
+    tool_set = build_tool_set([n for n in names if n != "ask"], workdir, model, kernel)
     prompt = build_system_prompt(
         PromptOptions(
-            cwd=Path(manager.cwd),
+            cwd=workdir,
             agent_dir=home,
             tool_names=tuple(names),
             tool_guidance=tool_set.guidance,
@@ -100,6 +101,14 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
     if tool_set.prewarm is not None:
         tool_set.prewarm()
     return session
+
+
+def _working_dir(recorded: str, here: Path) -> Path:
+    """The session's directory. A header records a name that is not UTF-8 with U+FFFD, which names no
+    directory: when that stands for this directory, this directory's own path is the one to work in."""
+    if recorded != str(here) and recorded == recorded_cwd(here):
+        return here
+    return Path(recorded)
 
 
 def _open_manager(options: SessionOptions, home: Path, cwd: Path) -> SessionManager:

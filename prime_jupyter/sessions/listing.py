@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pydantic import JsonValue
 
+from prime_jupyter.ai.json_text import well_formed
 from prime_jupyter.errors import SessionError, SessionNotFoundError
 from prime_jupyter.sessions.manager import SessionManager
 
@@ -26,7 +27,9 @@ __all__ = [
     "find_session",
     "list_sessions",
     "most_recent",
+    "most_recent_path",
     "read_session_info",
+    "recorded_cwd",
     "rename_session",
 ]
 
@@ -185,9 +188,14 @@ def _files(sessions_dir: Path) -> list[Path]:
         return []
 
 
+def recorded_cwd(cwd: str | os.PathLike[str]) -> str:
+    """How a header records `cwd`: absolute, with undecodable bytes of its name as U+FFFD (`ai.json_text`)."""
+    return well_formed(os.path.abspath(cwd))
+
+
 def list_sessions(sessions_dir: str | os.PathLike[str], cwd: str | os.PathLike[str] | None = None) -> list[SessionInfo]:
     """Every transcript in `sessions_dir` (only those started in `cwd`, if given), newest first."""
-    wanted = os.path.abspath(cwd) if cwd is not None else None
+    wanted = recorded_cwd(cwd) if cwd is not None else None
     infos = [info for file in _files(Path(sessions_dir)) if (info := read_session_info(file))]
     if wanted is not None:
         infos = [info for info in infos if info.cwd == wanted]
@@ -203,7 +211,7 @@ def most_recent(sessions_dir: str | os.PathLike[str], cwd: str | os.PathLike[str
 def most_recent_path(sessions_dir: str | os.PathLike[str], cwd: str | os.PathLike[str]) -> Path | None:
     """The transcript to `--continue` in `cwd`: the newest by modification time, judged from headers alone
     (a long session is read once, by whoever opens it, not also here)."""
-    wanted = os.path.abspath(cwd)
+    wanted = recorded_cwd(cwd)
     newest: tuple[float, Path] | None = None
     for file in _files(Path(sessions_dir)):
         try:

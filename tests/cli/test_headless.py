@@ -269,3 +269,24 @@ def test_an_undecodable_byte_in_the_prompt_is_kept_as_a_replacement_character(
     assert again.returncode == 0 and again.stdout == "still here\n", again.stderr
     sent = json.dumps(llm.requests[1].body)
     assert "latin-1 caf\\ufffd" in sent and "got it" in sent
+
+
+def test_a_folder_whose_name_is_not_utf8_keeps_its_sessions(
+    agent_dir: Path, llm: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    """Its name reaches Python with lone surrogates; the header records U+FFFD, `-c` still finds it there,
+    and tools still run in it."""
+    folder = Path(os.fsdecode(bytes(tmp_path) + b"/caf\xe9"))
+    folder.mkdir()
+    llm.enqueue(
+        ScriptedTurn(blocks=[Text(text="answer-one-7f3")]),
+        ScriptedTurn(blocks=[ToolCall(name="bash", arguments={"command": "pwd"})]),
+        ScriptedTurn(blocks=[Text(text="done")]),
+    )
+    first = prime(agent_dir, "--model", "scripted/m1", "-p", "one", cwd=folder)
+    assert first.returncode == 0, first.stderr
+    again = prime(agent_dir, "--model", "scripted/m1", "--tools", "bash", "-c", "-p", "two", cwd=folder)
+    assert again.returncode == 0 and again.stdout == "done\n", again.stderr
+    assert "answer-one-7f3" in json.dumps(llm.requests[1].body)
+    result = json.dumps(llm.requests[2].body)
+    assert "caf" in result and "No such file" not in result and "does not exist" not in result
