@@ -51,8 +51,10 @@ def _encodable(text: str) -> bool:
 
 @functools.cache
 def _fields(cls: type) -> tuple[tuple[str, str], ...]:
-    """A dataclass's field names with their camelCase keys (the partial message left out, see above)."""
-    return tuple((f.name, to_camel(f.name)) for f in dataclasses.fields(cls) if f.name != "partial")
+    """A dataclass's field names with their camelCase keys, `type` first as a reader expects it (the
+    partial message left out, see above)."""
+    fields = sorted(dataclasses.fields(cls), key=lambda f: f.name != "type")
+    return tuple((f.name, to_camel(f.name)) for f in fields if f.name != "partial")
 
 
 def _shallow(value: object) -> object:

@@ -170,3 +170,8 @@ def test_toolcall_start_without_id_and_name_still_decodes() -> None:
 def test_an_unknown_event_type_decodes_to_none() -> None:
     assert EventDecoder().decode({"type": "hologram"}) is None
     assert EventDecoder().decode({"type": "message_update", "assistantMessageEvent": {"type": "x"}}) is None
+
+
+def test_every_json_line_starts_with_its_type() -> None:
+    for event in a_run():
+        assert event_to_json(event).startswith(f'{{"type":"{event.type}"'), event
