@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import json
 import os
 import signal
 import sys
@@ -13,7 +12,7 @@ from typing import TextIO
 
 from pydantic import JsonValue
 
-from prime_jupyter.ai.json_text import well_formed
+from prime_jupyter.ai.json_text import json_text, well_formed
 from prime_jupyter.ai.types import AssistantMessage, ImageContent
 from prime_jupyter.connection.base import AgentConnection
 from prime_jupyter.connection.types import ConnectionEvent, SessionEventReceived
@@ -124,7 +123,7 @@ async def run_headless(
     if json_mode:
         if header is None:
             header = (await connection.get_session_view()).header
-        writer.line(json.dumps(header, ensure_ascii=False, separators=(",", ":")))
+        writer.line(json_text(header))  # as the transcript has it: half a character repaired
     connection.subscribe(on_event)
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, lambda: asyncio.ensure_future(connection.abort()))

@@ -283,8 +283,9 @@ def test_a_folder_whose_name_is_not_utf8_keeps_its_sessions(
         ScriptedTurn(blocks=[ToolCall(name="bash", arguments={"command": "pwd"})]),
         ScriptedTurn(blocks=[Text(text="done")]),
     )
-    first = prime(agent_dir, "--model", "scripted/m1", "-p", "one", cwd=folder)
+    first = prime(agent_dir, "--model", "scripted/m1", "--mode", "json", "-p", "one", cwd=folder)
     assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout.splitlines()[0])["cwd"].endswith("/caf\ufffd")  # and stdout is UTF-8
     again = prime(agent_dir, "--model", "scripted/m1", "--tools", "bash", "-c", "-p", "two", cwd=folder)
     assert again.returncode == 0 and again.stdout == "done\n", again.stderr
     assert "answer-one-7f3" in json.dumps(llm.requests[1].body)
