@@ -21,14 +21,17 @@ from prime_jupyter.ai.models import Model, ThinkingLevel, clamp_thinking_level
 from prime_jupyter.ai.registry import ModelRegistry
 from prime_jupyter.ai.stream import StreamOptions
 from prime_jupyter.ai.types import AssistantMessage, ImageContent, Message, TextContent, UserMessage
-from prime_jupyter.errors import BusyError
+from prime_jupyter.errors import BusyError, PrimeError
 from prime_jupyter.protocol.events import (
+    AgentEnd,
     MessageEnd,
+    MessageStart,
     ModelChanged,
     QueueUpdate,
     SessionEvent,
     SessionInfoChanged,
     ThinkingLevelChanged,
+    TurnEnd,
 )
 from prime_jupyter.runtime.compaction import CompactionRunner
 from prime_jupyter.runtime.queue import MessageQueue
@@ -187,6 +190,31 @@ class AgentSession:
     # --- the run --------------------------------------------------------------------------------
 
     async def _run(self, prompts: list[Message]) -> None:
+        try:
+            await self._turns(prompts)
+        except Exception as exc:  # a run ends with an answer or a reason, never silently
+            self._stopped_by(exc)
+
+    def _stopped_by(self, error: Exception) -> None:
+        """End a run that broke (a transcript that cannot be written, a bug) the way a failed model call
+        ends: an error message, then `agent_end`, so every front end says why. Nothing is written: the
+        transcript may be what failed."""
+        if isinstance(error, PrimeError):
+            reason = str(error)
+        else:
+            log.error("a run of session %s failed", self.session_id, exc_info=error)
+            reason = f"internal error ({type(error).__name__}: {error}); see the log"
+        failed = AssistantMessage(
+            api=self.model.api,
+            provider=self.model.provider,
+            model=self.model.id,
+            stop_reason="error",
+            error_message=f"the run stopped: {reason}",
+        )
+        for event in (MessageStart(failed), MessageEnd(failed), TurnEnd(failed, []), AgentEnd([failed])):
+            self.emit(event)
+
+    async def _turns(self, prompts: list[Message]) -> None:
         assistant = await self._loop(prompts)
         if assistant is not None and self._compactor.overflowed(assistant):
             if await self._compactor.compact("overflow", will_retry=True):

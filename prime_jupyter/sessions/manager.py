@@ -250,20 +250,22 @@ class SessionManager:
             self._write_all()
 
     def _append(self, entry: AnyEntry) -> None:
+        """Write the entry, then add it to the tree: one that could not be written is in neither, so what
+        is in memory never runs ahead of the file (`SessionError` says why)."""
+        if self._writer is not None:
+            if self._written:
+                self._writer.append(encode_line(entry))
+            elif isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage):
+                self._write_all(entry)
         self._tree.add(entry)
         self._leaf_id = entry.id
         if self._fold is not None and self._fold.leaf_id == entry.parent_id and not self._fold.extend(entry):
             self._fold = None
-        if self._writer is None:
-            return
-        if self._written:
-            self._writer.append(encode_line(entry))
-        elif isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage):
-            self._write_all()
 
-    def _write_all(self) -> None:
+    def _write_all(self, *more: AnyEntry) -> None:
         assert self._writer is not None
-        self._writer.create([encode_line(self._header), *(encode_line(e) for e in self._tree.entries)])
+        entries = (*self._tree.entries, *more)
+        self._writer.create([encode_line(self._header), *(encode_line(e) for e in entries)])
         self._written = True
 
     def _require(self, entry_id: str) -> AnyEntry:

@@ -14,6 +14,7 @@ on a fresh line, which repairs the file.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gc
 import json
@@ -194,7 +195,12 @@ def _salvage(line: bytes, number: int, is_last: bool, error: ValidationError, wa
 
 
 class TranscriptWriter:
-    """Writes one transcript file: `create` once, then `append` one entry at a time."""
+    """Writes one transcript file: `create` once, then `append` one entry at a time.
+
+    A write that fails (a full disk, a folder made read-only) raises `SessionError` naming the file and
+    the reason, and leaves nothing half-made: a file that could not be created whole is removed again,
+    so a later `create` can succeed; a line cut short is followed by a fresh one on the next append.
+    """
 
     def __init__(self, path: Path, *, fsync: bool = False) -> None:
         self.path = path
@@ -202,16 +208,22 @@ class TranscriptWriter:
 
     def create(self, lines: Sequence[bytes]) -> None:
         """Create the file with `lines` (header first) in one write; fails if it already exists."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL
         try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.path, flags, 0o644)
         except FileExistsError:
             raise SessionError(f"session file {self.path} already exists") from None
+        except OSError as exc:
+            raise self._unwritable(exc) from exc
         try:
             self._write(fd, b"".join(lines))
-        finally:
+        except OSError as exc:
             os.close(fd)
+            with contextlib.suppress(OSError):
+                os.unlink(self.path)
+            raise self._unwritable(exc) from exc
+        os.close(fd)
         if self.fsync:
             _fsync_dir(self.path.parent)
 
@@ -221,11 +233,15 @@ class TranscriptWriter:
             fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
         except FileNotFoundError:
             raise SessionError(f"session file {self.path} was removed while the session was open") from None
+        except OSError as exc:
+            raise self._unwritable(exc) from exc
         try:
             size = os.fstat(fd).st_size
             if size and os.pread(fd, 1, size - 1) != b"\n":
                 line = b"\n" + line
             self._write(fd, line)
+        except OSError as exc:
+            raise self._unwritable(exc) from exc
         finally:
             os.close(fd)
 
@@ -235,6 +251,9 @@ class TranscriptWriter:
             view = view[os.write(fd, view) :]
         if self.fsync:
             os.fsync(fd)
+
+    def _unwritable(self, error: OSError) -> SessionError:
+        return SessionError(f"cannot write the session file {self.path}: {error.strerror or error}")
 
 
 def _fsync_dir(directory: Path) -> None:

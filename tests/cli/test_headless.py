@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -39,10 +40,21 @@ def agent_dir(tmp_path: Path, llm: ScriptedLLMServer) -> Iterator[Path]:
 
 
 def prime(
-    agent_dir: Path, *args: str, stdin: str | None = None, cwd: Path | None = None, env: dict[str, str] | None = None
+    agent_dir: Path,
+    *args: str,
+    stdin: str | None = None,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    max_file_bytes: int | None = None,
 ) -> subprocess.CompletedProcess[str]:
+    """Run `jupyter prime`; `max_file_bytes` caps every file it writes (RLIMIT_FSIZE), as a full disk would."""
     environment = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     environment.update({"PRIME_AGENT_DIR": str(agent_dir), "PYTHONPATH": str(ROOT)}, **(env or {}))
+
+    def limit() -> None:
+        if max_file_bytes is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (max_file_bytes, max_file_bytes))
+
     return subprocess.run(
         [sys.executable, "-m", "prime_jupyter.cli", *args],
         input=stdin,
@@ -51,6 +63,7 @@ def prime(
         timeout=120,
         env=environment,
         cwd=cwd or agent_dir.parent,
+        preexec_fn=limit if max_file_bytes is not None else None,
     )
 
 
@@ -291,3 +304,17 @@ def test_a_folder_whose_name_is_not_utf8_keeps_its_sessions(
     assert "answer-one-7f3" in json.dumps(llm.requests[1].body)
     result = json.dumps(llm.requests[2].body)
     assert "caf" in result and "No such file" not in result and "does not exist" not in result
+
+
+def test_a_transcript_that_cannot_be_written_stops_the_run_and_says_why(
+    agent_dir: Path, llm: ScriptedLLMServer
+) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="an answer the disk has no room for")]))
+    done = prime(agent_dir, "--model", "scripted/m1", "-p", "hello", max_file_bytes=300)
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: the run stopped: cannot write the session file "), done.stderr
+    assert done.stderr.rstrip().endswith(": File too large") and "Traceback" not in done.stderr
+    assert list((agent_dir / "sessions").glob("*.jsonl")) == []  # nothing half-made is left to load
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="room again")]))
+    again = prime(agent_dir, "--model", "scripted/m1", "-c", "-p", "hello")
+    assert again.returncode == 0 and again.stdout == "room again\n", again.stderr
