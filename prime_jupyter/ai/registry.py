@@ -19,6 +19,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
+from prime_jupyter.ai.config_file import read_config
 from prime_jupyter.ai.models import (
     BUILTIN_MODELS,
     THINKING_LEVELS,
@@ -209,11 +210,12 @@ class ModelRegistry:
         os.replace(tmp, self.auth_path)
 
     def _auth_raw(self) -> dict[str, object]:
-        try:
-            raw = json.loads(self.auth_path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        text = read_config(self.auth_path)
+        if text is None:
             return {}
-        except (OSError, ValueError) as exc:
+        try:
+            raw = json.loads(text)
+        except ValueError as exc:
             raise ConfigError(f"{self.auth_path} is not valid JSON ({exc}); fix or delete it") from exc
         if not isinstance(raw, dict):
             raise ConfigError(f"{self.auth_path} must hold a JSON object of provider -> key")
@@ -229,9 +231,8 @@ class ModelRegistry:
         return keys
 
     def _load_models_file(self) -> None:
-        try:
-            text = self.models_path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+        text = read_config(self.models_path)
+        if text is None:
             return
         try:
             parsed = _ModelsFile.model_validate_json(text)

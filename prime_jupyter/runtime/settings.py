@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
+from prime_jupyter.ai.config_file import read_config
 from prime_jupyter.errors import ConfigError
 
 __all__ = ["CompactionSettings", "KernelSettings", "RetrySettings", "Settings", "load_settings"]
@@ -66,11 +67,12 @@ def load_settings(agent_dir: Path, cwd: Path) -> Settings:
 
 
 def _read(path: Path) -> dict[str, object]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    text = read_config(path)
+    if text is None:
         return {}
-    except (OSError, ValueError) as exc:
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
         raise ConfigError(f"{path} is not valid JSON ({exc}); fix or delete it") from exc
     if not isinstance(data, dict):
         raise ConfigError(f"{path} must hold a JSON object")

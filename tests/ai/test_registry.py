@@ -95,6 +95,21 @@ def test_bad_models_json_says_where(tmp_path: Path) -> None:
         ModelRegistry.load(tmp_path)
 
 
+def test_agent_dir_files_that_cannot_be_read_say_what_to_fix(tmp_path: Path) -> None:
+    a_file = tmp_path / "agent"
+    a_file.write_text("not a folder")
+    with pytest.raises(ConfigError, match=r"agent/models\.json: .*agent is not a folder \(the agent dir is"):
+        ModelRegistry.load(a_file)
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "models.json").mkdir()
+    with pytest.raises(ConfigError, match=r"cannot read .*models\.json: Is a directory"):
+        ModelRegistry.load(tmp_path / "home")
+    (tmp_path / "home" / "models.json").rmdir()
+    (tmp_path / "home" / "auth.json").write_bytes(b'{"anthropic": "caf\xe9"}')
+    with pytest.raises(ConfigError, match=r"auth\.json is not UTF-8 text; fix or delete it"):
+        ModelRegistry.load(tmp_path / "home").api_key("anthropic")
+
+
 def test_model_refs_and_thinking_levels(tmp_path: Path) -> None:
     assert parse_model_ref("anthropic/claude-haiku-4-5:high") == parse_model_ref("anthropic/claude-haiku-4-5:high")
     ref = parse_model_ref("ollama/qwen3:8b")
