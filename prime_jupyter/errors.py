@@ -8,7 +8,8 @@ exceptions (design.md D2). Messages say what to do.
     │   └── MissingApiKeyError no key for a provider; names the variable or file to set
     ├── ModelNotFoundError     an unknown provider or model that cannot be resolved
     ├── SessionError           a transcript that cannot be opened, found or written
-    │   └── SessionNotFoundError
+    │   ├── SessionNotFoundError
+    │   └── TranscriptWriteError a transcript could not be written (a full disk, a read-only folder)
     ├── ToolError              a tool failed; its message becomes the tool result the model sees
     ├── ServerUnavailableError a Jupyter server could not be reached (worth retrying)
     ├── KernelError            a kernel could not be started or used
@@ -30,6 +31,7 @@ __all__ = [
     "SessionError",
     "SessionNotFoundError",
     "ToolError",
+    "TranscriptWriteError",
 ]
 
 
@@ -61,6 +63,11 @@ class SessionError(PrimeError):
 
 class SessionNotFoundError(SessionError):
     """No session matches an id, prefix or path."""
+
+
+class TranscriptWriteError(SessionError):
+    """A transcript could not be written (a full disk, a read-only folder): the host's problem, not the
+    request's."""
 
 
 class ToolError(PrimeError):

@@ -26,6 +26,7 @@ from prime_jupyter.errors import (
     ModelNotFoundError,
     PrimeError,
     SessionNotFoundError,
+    TranscriptWriteError,
 )
 from prime_jupyter.protocol.frames import ErrorReason
 from prime_jupyter.protocol.requests import ErrorBody
@@ -66,6 +67,7 @@ def status_of(error: BaseException) -> tuple[int, ErrorReason]:
 
 _STATUSES: tuple[tuple[type[PrimeError], int, ErrorReason], ...] = (
     (SessionNotFoundError, 404, "not-found"),
+    (TranscriptWriteError, 500, "internal"),  # the server's disk, not the request
     (BusyError, 409, "busy"),
     (MissingApiKeyError, 400, "no-api-key"),
     (ModelNotFoundError, 400, "unknown-model"),

@@ -29,7 +29,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from prime_jupyter.ai.json_text import model_json
-from prime_jupyter.errors import SessionError, SessionNotFoundError
+from prime_jupyter.errors import SessionError, SessionNotFoundError, TranscriptWriteError
 from prime_jupyter.sessions.entries import (
     KNOWN_ENTRY_TYPES,
     AnyEntry,
@@ -197,7 +197,7 @@ def _salvage(line: bytes, number: int, is_last: bool, error: ValidationError, wa
 class TranscriptWriter:
     """Writes one transcript file: `create` once, then `append` one entry at a time.
 
-    A write that fails (a full disk, a folder made read-only) raises `SessionError` naming the file and
+    A write that fails (a full disk, a folder made read-only) raises `TranscriptWriteError` naming the file and
     the reason, and leaves nothing half-made: a file that could not be created whole is removed again,
     so a later `create` can succeed; a line cut short is followed by a fresh one on the next append.
     """
@@ -252,8 +252,8 @@ class TranscriptWriter:
         if self.fsync:
             os.fsync(fd)
 
-    def _unwritable(self, error: OSError) -> SessionError:
-        return SessionError(f"cannot write the session file {self.path}: {error.strerror or error}")
+    def _unwritable(self, error: OSError) -> TranscriptWriteError:
+        return TranscriptWriteError(f"cannot write the session file {self.path}: {error.strerror or error}")
 
 
 def _fsync_dir(directory: Path) -> None:

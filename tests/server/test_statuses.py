@@ -1,0 +1,36 @@
+"""Which HTTP status and wire reason each error of the exception tree gets (`server/base.py`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from prime_jupyter.errors import (
+    BusyError,
+    ConfigError,
+    MissingApiKeyError,
+    ModelNotFoundError,
+    SessionError,
+    SessionNotFoundError,
+    ToolError,
+    TranscriptWriteError,
+)
+from prime_jupyter.server.base import ApiError, status_of
+
+
+@pytest.mark.parametrize(
+    ("error", "expected"),
+    [
+        (SessionNotFoundError("no session"), (404, "not-found")),
+        (TranscriptWriteError("cannot write the session file x: No space left on device"), (500, "internal")),
+        (SessionError("no entry 'x' in session y"), (400, "invalid")),
+        (BusyError("a run is going"), (409, "busy")),
+        (MissingApiKeyError("anthropic", "ANTHROPIC_API_KEY", "auth.json"), (400, "no-api-key")),
+        (ModelNotFoundError("unknown model"), (400, "unknown-model")),
+        (ConfigError("settings.json: bad"), (500, "internal")),
+        (ToolError("a tool failed"), (400, "invalid")),
+        (ApiError(413, "too large"), (413, "invalid")),
+        (RuntimeError("a bug"), (500, "internal")),
+    ],
+)
+def test_each_error_gets_its_status(error: BaseException, expected: tuple[int, str]) -> None:
+    assert status_of(error) == expected
