@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -18,6 +19,8 @@ from prime_jupyter.sessions.listing import find_session, most_recent_path, recor
 from prime_jupyter.sessions.manager import SessionManager
 
 __all__ = ["SessionOptions", "create_agent_session", "sessions_dir"]
+
+log = logging.getLogger(__name__)
 
 SessionMode = Literal["new", "continue", "resume", "none"]
 
@@ -105,10 +108,16 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
 
 def _working_dir(recorded: str, here: Path) -> Path:
     """The session's directory. A header records a name that is not UTF-8 with U+FFFD, which names no
-    directory: when that stands for this directory, this directory's own path is the one to work in."""
+    directory: when that stands for this directory, this directory's own path is the one to work in. A
+    session whose directory is gone (moved, deleted) works here, with a warning, rather than failing
+    every tool call."""
     if recorded != str(here) and recorded == recorded_cwd(here):
         return here
-    return Path(recorded)
+    path = Path(recorded)
+    if here != path and not path.is_dir() and here.is_dir():
+        log.warning("this session was started in %s, which is gone; working in %s", recorded, here)
+        return here
+    return path
 
 
 def _open_manager(options: SessionOptions, home: Path, cwd: Path) -> SessionManager:

@@ -318,3 +318,23 @@ def test_a_transcript_that_cannot_be_written_stops_the_run_and_says_why(
     llm.enqueue(ScriptedTurn(blocks=[Text(text="room again")]))
     again = prime(agent_dir, "--model", "scripted/m1", "-c", "-p", "hello")
     assert again.returncode == 0 and again.stdout == "room again\n", again.stderr
+
+
+def test_a_session_whose_folder_is_gone_resumes_here_with_a_warning(
+    agent_dir: Path, llm: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    old, here = tmp_path / "old-project", tmp_path / "new-project"
+    old.mkdir()
+    here.mkdir()
+    llm.enqueue(
+        ScriptedTurn(blocks=[Text(text="noted")]),
+        ScriptedTurn(blocks=[ToolCall(name="bash", arguments={"command": "pwd"})]),
+        ScriptedTurn(blocks=[Text(text="done")]),
+    )
+    first = prime(agent_dir, "--model", "scripted/m1", "--mode", "json", "-p", "one", cwd=old)
+    session_id = json.loads(first.stdout.splitlines()[0])["id"]
+    old.rmdir()
+    again = prime(agent_dir, "--model", "scripted/m1", "--tools", "bash", "-r", session_id[:8], "-p", "two", cwd=here)
+    assert again.returncode == 0 and again.stdout == "done\n", again.stderr
+    assert f"was started in {old}, which is gone; working in {here}" in again.stderr
+    assert str(here) in json.dumps(llm.requests[2].body)  # pwd ran here
