@@ -10,7 +10,7 @@ import os
 import re
 from dataclasses import dataclass
 
-__all__ = ["Failure", "classify_exception", "classify_status", "is_context_overflow_text"]
+__all__ = ["Failure", "NotAnEventStream", "classify_exception", "classify_status", "is_context_overflow_text"]
 
 _OVERFLOW = re.compile(
     r"prompt is too long|context[_ ]length[_ ]exceeded|maximum context length|exceeds the context window"
@@ -34,6 +34,11 @@ _TRANSIENT_TYPES = {
     "PoolTimeout",
     "IncompleteRead",
 }
+
+
+class NotAnEventStream(Exception):
+    """The server answered a streaming request with something else (a server or proxy without streaming,
+    or an error it reports with status 200). Retrying would get the same answer."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +65,8 @@ def classify_status(status: int, message: str, retry_after: str | None = None) -
 
 
 def classify_exception(exc: BaseException) -> Failure:
+    if isinstance(exc, NotAnEventStream):
+        return Failure(message=str(exc), retryable=False)
     status = getattr(exc, "status_code", None)
     message = _message(exc)
     if isinstance(status, int):

@@ -18,6 +18,7 @@ __all__ = [
     "CutStream",
     "Fault",
     "HttpError",
+    "JsonAnswer",
     "Script",
     "ScriptedTurn",
     "StopKind",
@@ -130,7 +131,16 @@ class StreamError(_Data):
     responses_event: Literal["response.failed", "error"] = "response.failed"
 
 
-Fault: TypeAlias = Annotated[HttpError | ContextOverflow | CutStream | StreamError, Field(discriminator="type")]
+class JsonAnswer(_Data):
+    """A server without streaming: status 200 and one JSON body (`body`), whatever the request asked."""
+
+    type: Literal["json_answer"] = "json_answer"
+    body: str = '{"error": {"message": "streaming is not supported", "type": "invalid_request_error"}}'
+
+
+Fault: TypeAlias = Annotated[
+    HttpError | ContextOverflow | CutStream | StreamError | JsonAnswer, Field(discriminator="type")
+]
 
 
 class ScriptedTurn(_Data):

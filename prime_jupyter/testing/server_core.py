@@ -25,7 +25,15 @@ from prime_jupyter.testing.http11 import (
     read_request,
 )
 from prime_jupyter.testing.records import Outcome, RecordedApi, RecordedRequest, Stamp
-from prime_jupyter.testing.script import ContextOverflow, CutStream, HttpError, Script, ScriptedTurn, StreamError
+from prime_jupyter.testing.script import (
+    ContextOverflow,
+    CutStream,
+    HttpError,
+    JsonAnswer,
+    Script,
+    ScriptedTurn,
+    StreamError,
+)
 from prime_jupyter.testing.wire_anthropic import AnthropicWire
 from prime_jupyter.testing.wire_common import WireContext, WireFormat, dumps
 from prime_jupyter.testing.wire_openai_chat import OpenAIChatWire, openai_error_body
@@ -206,6 +214,8 @@ class ScriptedServerCore:
             )
         if isinstance(fault, ContextOverflow):
             return await self._send(writer, record, 400, wire.context_overflow_body(fault), "http_error")
+        if isinstance(fault, JsonAnswer):
+            return await self._send(writer, record, 200, fault.body.encode(), "completed")
         model = record.body.get("model")
         ctx = WireContext(
             model=model if isinstance(model, str) else "scripted-model",

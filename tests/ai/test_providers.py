@@ -19,6 +19,7 @@ from prime_jupyter.testing import (
     ContextOverflow,
     CutStream,
     HttpError,
+    JsonAnswer,
     ScriptedLLMServer,
     ScriptedTurn,
     StreamError,
@@ -245,3 +246,16 @@ async def test_an_unreachable_provider_is_named_with_the_reason(llm: ScriptedLLM
     assert error.error.error_message == f"cannot reach http://127.0.0.1:{port}/v1/{PATHS[api]}: Connection refused"
     with_secret = closed.model_copy(update={"base_url": f"http://user:secret@127.0.0.1:{port}/v1"})
     assert "secret" not in (await first_error(with_secret)).error.error_message
+
+
+@pytest.mark.parametrize("api", APIS)
+@pytest.mark.asyncio
+async def test_a_server_that_answers_with_json_is_told_apart_from_a_broken_stream(
+    llm: ScriptedLLMServer, api: Api
+) -> None:
+    llm.enqueue(ScriptedTurn(fault=JsonAnswer()))
+    error = await first_error(scripted_model(llm, api))
+    assert not error.retryable  # the same request would get the same answer
+    message = error.error.error_message or ""
+    assert message.startswith(f"{llm.base_url}/") and "answered with JSON instead of streaming" in message
+    assert message.endswith(": streaming is not supported")

@@ -14,7 +14,9 @@ while it grows (that tripled the cost), and which reference counting frees right
 
 from __future__ import annotations
 
+import contextlib
 import gc
+import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, TypeVar
@@ -22,6 +24,7 @@ from typing import TYPE_CHECKING, TypeVar
 import pydantic_core
 from pydantic import JsonValue
 
+from prime_jupyter.ai.errors import NotAnEventStream
 from prime_jupyter.ai.json_text import json_text
 
 if TYPE_CHECKING:
@@ -73,12 +76,28 @@ def response_class() -> type[httpx2.Response]:
 async def streamed(request: Awaitable[object]) -> AsyncIterator[httpx2.Response]:
     """Await an SDK `post(..., cast_to=response_class(), stream=True)` and close its response afterwards.
 
-    An error status never gets here: the SDK reads its body and raises its `APIStatusError`.
+    An error status never gets here: the SDK reads its body and raises its `APIStatusError`. A JSON body
+    instead of an event stream (a server or proxy without streaming, or an error reported with status
+    200) raises `NotAnEventStream` with what the body says.
     """
     response = await request
     if not isinstance(response, response_class()):
         raise TypeError(f"the SDK returned {type(response).__name__}, not an HTTP response")
     try:
+        if response.headers.get("content-type", "").startswith("application/json"):
+            raise NotAnEventStream(_json_instead(str(response.url), await response.aread()))
         yield response
     finally:
         await response.aclose()
+
+
+def _json_instead(url: str, body: bytes) -> str:
+    """What to tell a user whose server answered a streaming request with JSON."""
+    detail = body[:500].decode("utf-8", "replace").strip()
+    with contextlib.suppress(ValueError):
+        data = json.loads(body)
+        error = data.get("error") if isinstance(data, dict) else None
+        message = error.get("message") if isinstance(error, dict) else error
+        if isinstance(message, str) and message:
+            detail = message
+    return f"{url} answered with JSON instead of streaming its answer (does it support stream=true?): {detail}"
