@@ -19,6 +19,7 @@ __all__ = [
     "Fault",
     "HttpError",
     "JsonAnswer",
+    "RejectField",
     "Script",
     "ScriptedTurn",
     "StopKind",
@@ -138,8 +139,16 @@ class JsonAnswer(_Data):
     body: str = '{"error": {"message": "streaming is not supported", "type": "invalid_request_error"}}'
 
 
+class RejectField(_Data):
+    """A server that refuses a request field it does not know (`stream_options` on some OpenAI-compatible
+    servers): a 400 naming it while the request carries it; the turn answers the first request without it."""
+
+    type: Literal["reject_field"] = "reject_field"
+    field: str = "stream_options"
+
+
 Fault: TypeAlias = Annotated[
-    HttpError | ContextOverflow | CutStream | StreamError | JsonAnswer, Field(discriminator="type")
+    HttpError | ContextOverflow | CutStream | StreamError | JsonAnswer | RejectField, Field(discriminator="type")
 ]
 
 

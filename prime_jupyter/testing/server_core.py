@@ -30,6 +30,7 @@ from prime_jupyter.testing.script import (
     CutStream,
     HttpError,
     JsonAnswer,
+    RejectField,
     Script,
     ScriptedTurn,
     StreamError,
@@ -203,6 +204,10 @@ class ScriptedServerCore:
         if not self._turns:
             error = wire.error_body(500, f"scripted server: no turn left for request {record.number}")
             return await self._send(writer, record, 500, error, "no_turn", {"x-should-retry": "false"})
+        rejected = _rejected_field(self._turns[0], record.body)
+        if rejected is not None:  # the turn stays queued for the request that leaves the field out
+            error = wire.error_body(400, f"Unrecognized request argument supplied: {rejected}")
+            return await self._send(writer, record, 400, error, "http_error")
         turn = self._turns.popleft()
         if turn.first_byte_delay_s:
             await asyncio.sleep(turn.first_byte_delay_s)
@@ -318,3 +323,11 @@ class ScriptedServerCore:
             records = [r.model_dump(mode="json") for r in self.requests]
             return await self._send(writer, None, 200, dumps(records).encode(), "completed")
         return await self._send(writer, None, 404, dumps({"error": "unknown control route"}).encode(), "bad_request")
+
+
+def _rejected_field(turn: ScriptedTurn, body: object) -> str | None:
+    """The field a `RejectField` turn refuses, when this request body carries it."""
+    fault = turn.fault
+    if isinstance(fault, RejectField) and isinstance(body, dict) and fault.field in body:
+        return fault.field
+    return None

@@ -20,6 +20,7 @@ from prime_jupyter.testing import (
     CutStream,
     HttpError,
     JsonAnswer,
+    RejectField,
     ScriptedLLMServer,
     ScriptedTurn,
     StreamError,
@@ -259,3 +260,17 @@ async def test_a_server_that_answers_with_json_is_told_apart_from_a_broken_strea
     message = error.error.error_message or ""
     assert message.startswith(f"{llm.base_url}/") and "answered with JSON instead of streaming" in message
     assert message.endswith(": streaming is not supported")
+
+
+@pytest.mark.asyncio
+async def test_a_server_that_refuses_stream_options_is_asked_again_without_them(llm: ScriptedLLMServer) -> None:
+    model = scripted_model(llm, "openai-completions")
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="first answer")], fault=RejectField(field="stream_options")))
+    events = [e async for e in stream(model, CTX, StreamOptions(api_key="test"))]
+    assert events[-1].type == "done" and events[-1].message.text() == "first answer"
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="second answer")]))
+    again = [e async for e in stream(model, CTX, StreamOptions(api_key="test"))]
+    assert again[-1].type == "done"
+    sent = [request.body for request in llm.requests]
+    assert [isinstance(b, dict) and "stream_options" in b for b in sent] == [True, False, False]
+    assert llm.requests[0].status == 400  # refused once, then remembered for this server and model

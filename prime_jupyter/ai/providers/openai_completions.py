@@ -7,6 +7,7 @@ Also serves any OpenAI-compatible server by base URL (Ollama, vLLM, LM Studio, O
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pydantic import JsonValue
@@ -35,12 +36,45 @@ Json = dict[str, JsonValue]
 _STOP = {"stop": "stop", "length": "length", "tool_calls": "toolUse", "function_call": "toolUse"}
 
 
+_WITHOUT_USAGE_CHUNK: set[tuple[str | None, str]] = set()
+"""(base URL, model) of servers that refused `stream_options`: asked without it from then on."""
+
+
 async def stream_provider(model: Model, context: Context, options: StreamOptions, emit: Emitter) -> None:
+    server = (options.base_url or model.base_url, model.id)
+    build = _build_without_usage_chunk if server in _WITHOUT_USAGE_CHUNK else build_request
+    try:
+        await _stream(build, model, context, options, emit)
+    except Exception as exc:
+        if build is _build_without_usage_chunk or not _refuses_stream_options(exc):
+            raise
+        _WITHOUT_USAGE_CHUNK.add(server)  # some OpenAI-compatible servers know no `stream_options`
+        await _stream(_build_without_usage_chunk, model, context, options, emit)
+
+
+def _refuses_stream_options(exc: Exception) -> bool:
+    return getattr(exc, "status_code", None) in (400, 422) and "stream_options" in str(exc)
+
+
+def _build_without_usage_chunk(model: Model, context: Context, options: StreamOptions) -> Json:
+    """The request without `stream_options`: the answer then streams without its usage."""
+    body = build_request(model, context, options)
+    del body["stream_options"]
+    return body
+
+
+async def _stream(
+    build: Callable[[Model, Context, StreamOptions], Json],
+    model: Model,
+    context: Context,
+    options: StreamOptions,
+    emit: Emitter,
+) -> None:
     client = client_for(options)
     post = client.post(
         "/chat/completions",
         cast_to=response_class(),
-        content=encode_request(build_request, model, context, options),
+        content=encode_request(build, model, context, options),
         options={"headers": options.headers, "security": {"bearer_auth": True}},
         stream=True,
     )
