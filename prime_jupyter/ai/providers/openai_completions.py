@@ -46,7 +46,7 @@ async def stream_provider(model: Model, context: Context, options: StreamOptions
     try:
         await _stream(build, model, context, options, emit)
     except Exception as exc:
-        if build is _build_without_usage_chunk or not _refuses_stream_options(exc):
+        if build is _build_without_usage_chunk or emit.started or not _refuses_stream_options(exc):
             raise
         _WITHOUT_USAGE_CHUNK.add(server)  # some OpenAI-compatible servers know no `stream_options`
         await _stream(_build_without_usage_chunk, model, context, options, emit)
