@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+from typing import cast
 
 import pydantic_core
 from pydantic import BaseModel, JsonValue
@@ -27,16 +28,26 @@ _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 def to_wire(value: object) -> JsonValue:
     """Any event, message or plain value as JSON-ready data with camelCase keys."""
+    return cast(JsonValue, _convert(value, keep_models=False))  # every model dumped, everything else plain
+
+
+def _convert(value: object, *, keep_models: bool) -> object:
+    """The walk behind `to_wire`. With `keep_models`, models are left as they are, for pydantic-core to
+    serialize in the same pass as the rest (`event_to_json`)."""
     if isinstance(value, BaseModel):
-        dumped: JsonValue = value.model_dump(mode="json", by_alias=True, exclude_none=True)
-        return dumped
+        return value if keep_models else value.model_dump(mode="json", by_alias=True, exclude_none=True)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {camel: to_wire(v) for name, camel in _fields(type(value)) if (v := getattr(value, name)) is not None}
+        fields = _fields(type(value))
+        return {
+            camel: _convert(v, keep_models=keep_models)
+            for name, camel in fields
+            if (v := getattr(value, name)) is not None
+        }
     if isinstance(value, list | tuple):
-        return [to_wire(v) for v in value]
+        return [_convert(v, keep_models=keep_models) for v in value]
     if isinstance(value, dict):
-        return {str(k): to_wire(v) for k, v in value.items()}
-    if value is None or isinstance(value, str | int | float | bool):
+        return {str(k): _convert(v, keep_models=keep_models) for k, v in value.items()}
+    if keep_models or value is None or isinstance(value, str | int | float | bool):
         return value
     return str(value)
 
@@ -55,19 +66,6 @@ def _fields(cls: type) -> tuple[tuple[str, str], ...]:
     partial message left out, see above)."""
     fields = sorted(dataclasses.fields(cls), key=lambda f: f.name != "type")
     return tuple((f.name, to_camel(f.name)) for f in fields if f.name != "partial")
-
-
-def _shallow(value: object) -> object:
-    """`to_wire` without dumping the models: pydantic-core serializes those itself, in one pass."""
-    if isinstance(value, BaseModel):
-        return value
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {camel: _shallow(v) for name, camel in _fields(type(value)) if (v := getattr(value, name)) is not None}
-    if isinstance(value, list | tuple):
-        return [_shallow(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _shallow(v) for k, v in value.items()}
-    return value
 
 
 def event_to_wire(event: SessionEvent) -> JsonValue:
@@ -106,6 +104,8 @@ def event_to_json(event: SessionEvent) -> str:
     if isinstance(event, MessageUpdate):
         return json_text(event_to_wire(event))
     try:
-        return pydantic_core.to_json(_shallow(event), by_alias=True, exclude_none=True, fallback=str).decode()
+        return pydantic_core.to_json(
+            _convert(event, keep_models=True), by_alias=True, exclude_none=True, fallback=str
+        ).decode()
     except pydantic_core.PydanticSerializationError:  # a lone surrogate, which UTF-8 cannot carry
         return json_text(event_to_wire(event))
