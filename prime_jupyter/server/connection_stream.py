@@ -9,7 +9,6 @@ new stream from its cursor. A client that goes away just ends the stream; the se
 
 from __future__ import annotations
 
-from tornado.iostream import StreamClosedError
 from tornado.web import RequestHandler
 
 from prime_jupyter.protocol.frames import ConnectedFrame, ResyncRequiredFrame
@@ -17,6 +16,7 @@ from prime_jupyter.protocol.framing import SSE_HEARTBEAT, encode_sse
 from prime_jupyter.protocol.version import CAPABILITIES, PROTOCOL_VERSION, SCHEMA_REVISION
 from prime_jupyter.server.connection_log import EventLog, LogEntry
 from prime_jupyter.server.feeds import Feed
+from prime_jupyter.server.streaming import ClientWriter
 
 __all__ = ["Outbox", "open_outbox", "pump"]
 
@@ -69,9 +69,8 @@ def open_outbox(log: EventLog, cursor: int | None) -> Outbox:
 
 async def pump(handler: RequestHandler, outbox: Outbox, heartbeat_s: float) -> None:
     """Write the outbox until it closes or the client goes away, a heartbeat comment when idle."""
+    writer = ClientWriter(handler, outbox)
     while (batch := await outbox.next_batch(heartbeat_s)) is not None:
-        try:
-            handler.write(b"".join(entry.sse for entry in batch) if batch else SSE_HEARTBEAT)
-            await handler.flush()
-        except StreamClosedError:
+        if not await writer.write(b"".join(entry.sse for entry in batch) if batch else SSE_HEARTBEAT):
             return
+    await writer.settle()

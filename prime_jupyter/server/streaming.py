@@ -22,6 +22,7 @@ import asyncio
 import time
 from asyncio import Future
 from collections.abc import Callable
+from typing import Any
 
 from tornado.http1connection import HTTP1Connection
 from tornado.iostream import IOStream, StreamClosedError
@@ -31,7 +32,7 @@ from prime_jupyter.protocol.framing import SSE_HEARTBEAT
 from prime_jupyter.server.feeds import Feed
 from prime_jupyter.server.ring import RingEntry
 
-__all__ = ["NDJSON", "SSE", "begin_stream", "end_stream", "pump_ndjson", "pump_sse"]
+__all__ = ["NDJSON", "SSE", "ClientWriter", "begin_stream", "end_stream", "pump_ndjson", "pump_sse"]
 
 NDJSON = "application/x-ndjson; charset=utf-8"
 SSE = "text/event-stream; charset=utf-8"
@@ -48,12 +49,12 @@ def begin_stream(handler: RequestHandler, content_type: str) -> None:
         stream.set_nodelay(True)
 
 
-class _Writer:
+class ClientWriter:
     """Writes to one client: at once for a frame the feed hands over directly, or a batch from the pump.
     It knows the flush in flight (a direct write waits in the feed while one is going, to keep order)
     and whether the client has gone (then the feed is closed, which ends the pump)."""
 
-    def __init__(self, handler: RequestHandler, feed: Feed[RingEntry]) -> None:
+    def __init__(self, handler: RequestHandler, feed: Feed[Any]) -> None:
         self._handler = handler
         self._feed = feed
         self._flush: Future[None] | None = None
@@ -146,7 +147,7 @@ async def _pump(
     encode: Callable[[RingEntry], bytes],
     heartbeat_s: float | None = None,
 ) -> bool:
-    writer = _Writer(handler, feed)
+    writer = ClientWriter(handler, feed)
     feed.direct(lambda entry: writer.write_now(encode(entry)))
     try:
         while (batch := await feed.next_batch(heartbeat_s)) is not None:
