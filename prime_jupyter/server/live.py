@@ -116,8 +116,12 @@ class LiveSession:
         task.add_done_callback(self._tasks.discard)
 
     async def dispose(self) -> None:
-        """Stop the session (its run, its kernel) and end every listener's stream."""
+        """Stop the session (its run, its kernel) and end every listener's stream.
+
+        The run is aborted while the streams still listen, so they end with its `done` (stop reason
+        `aborted`) rather than with no word on what happened to it."""
         try:
+            await self.connection.abort()
             await self.connection.dispose()
         finally:
             self.close()

@@ -40,6 +40,27 @@ async def test_sessions_are_listed_renamed_and_deleted(
     assert (await prime.status("GET", "chat/session", params={"sessionId": first}))[0] == 404
 
 
+async def test_deleting_a_session_mid_run_ends_its_streams_with_the_aborted_run(
+    prime: PrimeClient, llm: ScriptedLLMServer, agent_dir: Path
+) -> None:
+    session_id = await prime.new_session()
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="word " * 200, chunks=200)], chunk_delay_s=0.01))
+    turn: list[dict[str, object]] = []
+    async with prime.events(session_id) as sse:
+        async with prime.chat({"sessionId": session_id, "message": "go"}) as stream:
+            async for frame in stream:
+                turn.append(frame)
+                if len(turn) == 5:
+                    await prime.call("DELETE", "chat/sessions", {"sessionId": session_id})
+        live: list[dict[str, object]] = []
+        with pytest.raises(StopAsyncIteration):
+            while True:
+                live.append((await sse.frame())[1])
+    for frames in (turn, live):  # not an "internal" error: the run was stopped, and says so
+        assert frames[-1]["type"] == "done" and frames[-1]["stopReason"] == "aborted"
+    assert not list((agent_dir / "sessions").glob(f"{session_id}*"))
+
+
 async def test_name_and_context(prime: PrimeClient, llm: ScriptedLLMServer) -> None:
     session_id = await two_exchanges(prime, llm)
     assert await command(prime, session_id, "name", name="My work") == {"command": "name", "name": "My work"}
