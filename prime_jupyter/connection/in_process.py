@@ -29,7 +29,7 @@ from prime_jupyter.connection.types import (
     SessionReplaced,
 )
 from prime_jupyter.errors import SessionError
-from prime_jupyter.protocol.common import CompactResult, ExportResult, ModelRef
+from prime_jupyter.protocol.common import CompactResult, ExportResult, ModelRef, session_name
 from prime_jupyter.protocol.events import SessionEvent
 from prime_jupyter.protocol.questions import QuestionAnswer
 from prime_jupyter.protocol.snapshot import (
@@ -240,6 +240,7 @@ class InProcessAgentConnection:
         return NavigateResult(editor_text=editor_text)
 
     async def rename_session(self, name: str, session_id: str | None = None) -> None:
+        name = session_name(name)  # the rules of the command over HTTP
         if session_id is None or session_id == self.session.session_id:
             self.session.set_name(name)
             return

@@ -12,7 +12,7 @@ from typing import Annotated, Literal, TypeAlias
 
 from pydantic import Field
 
-from prime_jupyter.protocol.common import CompactResult, ExportResult, TreeNode
+from prime_jupyter.protocol.common import CompactResult, ExportResult, SessionName, TreeNode
 from prime_jupyter.protocol.wire import WireModel
 
 __all__ = [
@@ -38,7 +38,7 @@ __all__ = [
 class ChatNameCommand(WireModel):
     session_id: str
     command: Literal["name"] = "name"
-    name: str = Field(min_length=1, max_length=200)
+    name: SessionName
 
 
 class ChatCompactCommand(WireModel):

@@ -14,6 +14,7 @@ from typing import Annotated, Literal, TypeAlias
 from pydantic import Field
 
 from prime_jupyter.ai.types import ImageContent
+from prime_jupyter.protocol.common import SessionName
 from prime_jupyter.protocol.questions import QuestionAnswer
 from prime_jupyter.protocol.requests import SeedMessage
 from prime_jupyter.protocol.wire import WireModel
@@ -140,7 +141,7 @@ class RenameSessionCommand(_Command):
     """Name a session; without `sessionId`, the connected one."""
 
     type: Literal["rename_session"] = "rename_session"
-    name: str
+    name: SessionName
     session_id: str | None = None
 
 

@@ -8,11 +8,43 @@ imports this much and no more.
 
 from __future__ import annotations
 
-from typing import Literal
+import functools
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, Field, TypeAdapter
 
 from prime_jupyter.protocol.wire import WireModel
 
-__all__ = ["CompactResult", "ExportResult", "ModelRef", "SessionSummary", "TreeNode"]
+__all__ = [
+    "CompactResult",
+    "ExportResult",
+    "ModelRef",
+    "SessionName",
+    "SessionSummary",
+    "TreeNode",
+    "session_name",
+]
+
+
+def _one_line(name: str) -> str:
+    cleaned = " ".join(name.split())
+    if not cleaned:
+        raise ValueError("a name needs a visible character")
+    return cleaned
+
+
+SessionName = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_one_line)]
+"""A session name as every list and title bar shows it: one line, runs of whitespace made one space."""
+
+
+@functools.cache
+def _session_name_adapter() -> TypeAdapter[str]:
+    return TypeAdapter(SessionName)
+
+
+def session_name(name: str) -> str:
+    """`name` as `SessionName` keeps it; raises `ValidationError` (a `ValueError`) as a request would."""
+    return _session_name_adapter().validate_python(name)
 
 
 class ModelRef(WireModel):

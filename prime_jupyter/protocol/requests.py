@@ -26,7 +26,7 @@ from typing import Literal
 from pydantic import Field
 
 from prime_jupyter.ai.types import Usage
-from prime_jupyter.protocol.common import ModelRef, SessionSummary
+from prime_jupyter.protocol.common import ModelRef, SessionName, SessionSummary
 from prime_jupyter.protocol.frames import ErrorReason
 from prime_jupyter.protocol.hydration import LiveRun
 from prime_jupyter.protocol.parts import ChatMessage
@@ -156,7 +156,7 @@ class QuestionAnswerRequest(WireModel):
 
 class RenameSessionRequest(WireModel):
     session_id: str
-    name: str = Field(min_length=1, max_length=200)
+    name: SessionName
 
 
 class SessionsResponse(WireModel):

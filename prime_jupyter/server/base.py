@@ -174,4 +174,5 @@ def _describe(error: ValidationError) -> str:
     """The first problem, naming its field as the wire spells it (`images.0.data: ...`)."""
     first = error.errors()[0]
     where = ".".join(str(part) for part in first["loc"]) or "body"
-    return f"{where}: {first['msg']}"
+    cause = first.get("ctx", {}).get("error") if first["type"] == "value_error" else None
+    return f"{where}: {cause if isinstance(cause, ValueError) else first['msg']}"  # ours, without "Value error, "

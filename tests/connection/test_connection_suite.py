@@ -147,8 +147,11 @@ async def test_model_thinking_rename_export_and_view(connection: Any, llm: Scrip
     await connection.set_thinking_level("high")
     state = await connection.get_state()
     assert state.model.id == "m2" and state.thinking_level == "off"  # m2 does not reason: clamped
-    await connection.rename_session("renamed")
-    assert (await connection.get_state()).session_name == "renamed"
+    await connection.rename_session(" my\n  work\t")
+    assert (await connection.get_state()).session_name == "my work"  # one line, as lists show it
+    with pytest.raises(ValueError, match="visible character"):
+        await connection.rename_session(" \n ")
+    assert (await connection.get_state()).session_name == "my work"
     exported = await connection.export("html", str(tmp_path / "out.html"))
     assert "hello" in open(exported.path).read()
     view = await connection.get_session_view()

@@ -32,8 +32,8 @@ async def test_sessions_are_listed_renamed_and_deleted(
     listed = (await prime.get("chat/sessions"))["sessions"]
     assert {s["sessionId"] for s in listed} == {first, second}
     assert next(s for s in listed if s["sessionId"] == first)["title"] == "question 1"
-    await prime.call("PATCH", "chat/sessions", {"sessionId": first, "name": "Renamed"})
-    assert (await prime.session(first))["session"]["name"] == "Renamed"
+    await prime.call("PATCH", "chat/sessions", {"sessionId": first, "name": "  Renamed\nsession "})
+    assert (await prime.session(first))["session"]["name"] == "Renamed session"  # one line
     await prime.call("DELETE", "chat/sessions", {"sessionId": first})
     assert [s["sessionId"] for s in (await prime.get("chat/sessions"))["sessions"]] == [second]
     assert not list((agent_dir / "sessions").glob(f"{first}*"))

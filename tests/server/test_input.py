@@ -33,6 +33,7 @@ BAD_BODIES: list[tuple[str, str, bytes, int, str]] = [
     ("POST", "chat/question", body({"sessionId": SID}), 400, "questionId"),
     ("POST", "chat/abort", body({}), 400, "sessionId"),
     ("PATCH", "chat/sessions", body({"sessionId": SID, "name": ""}), 400, "name"),
+    ("PATCH", "chat/sessions", body({"sessionId": SID, "name": " \n\t "}), 400, "name: a name needs a visible"),
     ("DELETE", "chat/sessions", body({}), 400, "sessionId"),
     ("DELETE", "chat/sessions", body({"sessionId": SID}), 404, "no session"),
     ("POST", "chat/model", body({"sessionId": SID, "model": {"provider": "x"}}), 400, "model.id"),
