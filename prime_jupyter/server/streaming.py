@@ -95,6 +95,8 @@ class ClientWriter:
                 self._headers_sent = True
                 self._chunks = _chunk_stream(self._handler)
             return flush
+        if stream.closed():  # its socket is gone too
+            raise StreamClosedError()
         framed = b"%x\r\n%b\r\n" % (len(data), data)
         if not stream.writing() and type(stream) is IOStream:
             try:

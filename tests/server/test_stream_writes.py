@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import struct
 from pathlib import Path
 from typing import Any
 
@@ -99,6 +100,35 @@ async def test_a_reader_that_stops_reading_gets_every_frame_in_order(
     assert kinds(frames)[0] == "start" and kinds(frames)[-1] == "done"
     assert text_of(frames) == answer  # nothing lost, duplicated or reordered
     assert (await prime.session(session_id))["messages"][-1]["parts"][0]["text"] == answer
+
+
+async def test_a_client_that_resets_its_connection_leaves_the_run_going(
+    prime: PrimeClient, llm: ScriptedLLMServer
+) -> None:
+    session_id = await prime.new_session()
+    answer = "more " * 200
+    llm.enqueue(ScriptedTurn(blocks=[Text(text=answer, chunks=200)], chunk_delay_s=0.005))
+    url = prime.root + "chat"
+    host_port, _, path = url.removeprefix("http://").partition("/")
+    host, port = host_port.split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    content = json.dumps({"sessionId": session_id, "message": "go"}).encode()
+    headers = "".join(f"{k}: {v}\r\n" for k, v in prime.headers.items())
+    head = f"POST /{path} HTTP/1.1\r\nHost: {host_port}\r\n{headers}Content-Length: {len(content)}\r\n\r\n"
+    writer.write(head.encode() + content)
+    assert b"text-delta" in await reader.readuntil(b"text-delta")
+    sock = writer.get_extra_info("socket")
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    writer.transport.abort()  # a reset, not a clean close (FIN): the server may hear of it as a failed send
+    await asyncio.to_thread(llm.wait_finished, 1, 30)
+    for _ in range(200):
+        snapshot = await prime.session(session_id)
+        if snapshot["session"]["status"] != "running" and len(snapshot["messages"]) == 2:
+            break
+        await asyncio.sleep(0.05)
+    assert snapshot["messages"][1]["parts"] == [{"type": "text", "text": answer}]
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="and again")]))
+    assert text_of(await prime.turn(session_id, "again")) == "and again"
 
 
 async def test_an_http_1_0_client_gets_plain_ndjson(prime: PrimeClient, llm: ScriptedLLMServer) -> None:
