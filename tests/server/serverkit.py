@@ -79,6 +79,16 @@ class PrimeClient:
     async def session(self, session_id: str) -> Json:
         return await self.get("chat/session", sessionId=session_id)
 
+    async def settled(self, session_id: str, messages: int, wait_s: float = 10) -> Json:
+        """`chat/session` once the session is no longer running and holds `messages` messages."""
+        deadline = time.monotonic() + wait_s
+        while True:
+            snapshot = await self.session(session_id)
+            done = snapshot["session"]["status"] != "running" and len(snapshot["messages"]) == messages
+            if done or time.monotonic() > deadline:
+                return snapshot
+            await asyncio.sleep(0.05)
+
     @asynccontextmanager
     async def chat(self, body: Json) -> AsyncIterator[AsyncIterator[Json]]:
         """The NDJSON frames of `POST chat`, as they arrive."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 from serverkit import PrimeClient, kinds, text_of
@@ -81,11 +80,7 @@ async def test_the_run_goes_on_when_the_client_goes_away(prime: PrimeClient, llm
         async for frame in stream:
             if frame["type"] == "text-delta":
                 break  # leaving the block closes the connection mid-run
-    for _ in range(200):
-        snapshot = await prime.session(session_id)
-        if snapshot["session"]["status"] != "running" and len(snapshot["messages"]) == 2:
-            break
-        await asyncio.sleep(0.05)
+    snapshot = await prime.settled(session_id, messages=2)
     assert snapshot["messages"][1]["parts"] == [{"type": "text", "text": answer}]
     assert snapshot["messages"][1]["stopReason"] == "stop"
 

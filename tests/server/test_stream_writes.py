@@ -121,11 +121,7 @@ async def test_a_client_that_resets_its_connection_leaves_the_run_going(
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     writer.transport.abort()  # a reset, not a clean close (FIN): the server may hear of it as a failed send
     await asyncio.to_thread(llm.wait_finished, 1, 30)
-    for _ in range(200):
-        snapshot = await prime.session(session_id)
-        if snapshot["session"]["status"] != "running" and len(snapshot["messages"]) == 2:
-            break
-        await asyncio.sleep(0.05)
+    snapshot = await prime.settled(session_id, messages=2)
     assert snapshot["messages"][1]["parts"] == [{"type": "text", "text": answer}]
     llm.enqueue(ScriptedTurn(blocks=[Text(text="and again")]))
     assert text_of(await prime.turn(session_id, "again")) == "and again"
