@@ -97,6 +97,8 @@ class ClientWriter:
             return flush
         if stream.closed():  # its socket is gone too
             raise StreamClosedError()
+        if not data:
+            return None  # an empty chunk would end the response
         framed = b"%x\r\n%b\r\n" % (len(data), data)
         if not stream.writing() and type(stream) is IOStream:
             try:
