@@ -44,9 +44,11 @@ def write_agent_dir(home: Path, base_url: str, **settings: object) -> Path:
 class PrimeClient:
     """Calls the routes under `root` (`http://127.0.0.1:PORT/<base_url>prime/api/`) with `headers`."""
 
-    def __init__(self, root: str, headers: dict[str, str]) -> None:
+    def __init__(self, root: str, headers: dict[str, str], *, verify: bool = True) -> None:
         self.root = root
         self.headers = headers
+        self.verify = verify
+        """False for a server with a self-signed certificate."""
 
     async def call(self, method: str, path: str, body: object = None, **params: str) -> Json:
         """A JSON call that must succeed."""
@@ -65,7 +67,8 @@ class PrimeClient:
         self, method: str, path: str, body: bytes | None = None, *, headers: dict[str, str] | None = None, **kwargs: Any
     ) -> tuple[int, Json]:
         """Status and JSON body of a request that may fail (raw body bytes, any headers)."""
-        async with httpx.AsyncClient(headers={**self.headers, **(headers or {})}, timeout=30) as client:
+        all_headers = {**self.headers, **(headers or {})}
+        async with httpx.AsyncClient(headers=all_headers, timeout=30, verify=self.verify) as client:
             response = await client.request(method, self.root + path, content=body, **kwargs)
         try:
             data = response.json() if response.content else {}
@@ -92,7 +95,7 @@ class PrimeClient:
     @asynccontextmanager
     async def chat(self, body: Json) -> AsyncIterator[AsyncIterator[Json]]:
         """The NDJSON frames of `POST chat`, as they arrive."""
-        async with httpx.AsyncClient(headers=self.headers, timeout=30) as client:
+        async with httpx.AsyncClient(headers=self.headers, timeout=30, verify=self.verify) as client:
             async with client.stream("POST", self.root + "chat", json=body) as response:
                 assert response.status_code == 200, await response.aread()
                 assert response.headers["content-type"].startswith("application/x-ndjson")
@@ -112,7 +115,7 @@ class PrimeClient:
             headers["Last-Event-ID"] = str(cursor)
         elif cursor is not None:
             params["lastEventId"] = str(cursor)
-        async with httpx.AsyncClient(headers=headers, timeout=30) as client:
+        async with httpx.AsyncClient(headers=headers, timeout=30, verify=self.verify) as client:
             async with client.stream("GET", self.root + "chat/events", params=params) as response:
                 assert response.status_code == 200, await response.aread()
                 assert response.headers["content-type"].startswith("text/event-stream")
@@ -176,7 +179,8 @@ def text_of(frames: list[Json]) -> str:
 class ServerProcess:
     """`jupyter server` with the extension in a child process, so a test can stop or kill it (a restart)."""
 
-    def __init__(self, agent_dir: Path, root_dir: Path, home: Path) -> None:
+    def __init__(self, agent_dir: Path, root_dir: Path, home: Path, *, tls: tuple[Path, Path] | None = None) -> None:
+        """`tls`: serve HTTPS with this certificate and key file."""
         self.token = secrets.token_hex(8)
         self.port = _free_port()
         self.home = home
@@ -197,9 +201,13 @@ class ServerProcess:
             "--ServerApp.jpserver_extensions={'prime_jupyter': True, 'jupyterlab': False, 'jupyter_lsp': False, "
             "'notebook_shim': False, 'jupyter_server_terminals': False}",
         ]
+        if tls is not None:
+            command += [f"--ServerApp.certfile={tls[0]}", f"--ServerApp.keyfile={tls[1]}"]
         self._log = (home / "server.log").open("wb")
         self.process = subprocess.Popen(command, env=env, stdout=self._log, stderr=subprocess.STDOUT)
-        self.client = PrimeClient(f"http://127.0.0.1:{self.port}/prime/api/", {"Authorization": f"token {self.token}"})
+        scheme = "https" if tls is not None else "http"
+        root = f"{scheme}://127.0.0.1:{self.port}/prime/api/"
+        self.client = PrimeClient(root, {"Authorization": f"token {self.token}"}, verify=tls is None)
 
     async def ready(self, wait_s: float = 60) -> ServerProcess:
         deadline = time.monotonic() + wait_s

@@ -2,23 +2,26 @@
 
 Frames of a chunked response are framed and sent on the socket by `server/streaming.py` itself,
 bypassing Tornado's write path; these tests hold it to what Tornado would have sent: a reader that
-stops reading while megabytes pile up, an HTTP/1.0 client (no chunked encoding) and a server that
-compresses its responses (Tornado gzips `text/event-stream`, not NDJSON).
+stops reading while megabytes pile up, a client that resets its connection, an HTTP/1.0 client (no
+chunked encoding), a server that compresses its responses (Tornado gzips `text/event-stream`, not
+NDJSON) and one that serves HTTPS.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import socket
 import struct
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import h11
 import httpx
 import pytest
-from serverkit import MODEL, PrimeClient, kinds, text_of
+from serverkit import MODEL, PrimeClient, ServerProcess, kinds, text_of
 
 from prime_jupyter.protocol.framing import SseDecoder
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text
@@ -167,3 +170,26 @@ class TestCompressedResponses:
                         break
         assert text_of(await turn) == answer
         assert text_of(frames) == answer
+
+
+async def test_a_turn_streams_over_https(llm: ScriptedLLMServer, agent_dir: Path, tmp_path: Path) -> None:
+    """A server with a certificate: its `SSLIOStream` encrypts the chunks `streaming.py` frames."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("needs the openssl command to make a certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subject = ["-subj", "/CN=127.0.0.1", "-keyout", str(key), "-out", str(cert)]
+    command = [openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", *subject]
+    await asyncio.to_thread(subprocess.run, command, check=True, capture_output=True)
+    root_dir = tmp_path / "root"
+    root_dir.mkdir()
+    server = await ServerProcess(agent_dir, root_dir, tmp_path / "server", tls=(cert, key)).ready()
+    try:
+        assert server.client.root.startswith("https://")
+        session_id = await server.client.new_session()
+        answer = "encrypted " * 300
+        llm.enqueue(ScriptedTurn(blocks=[Text(text=answer, chunks=300)]))
+        frames = await server.client.turn(session_id, "go")
+    finally:
+        server.stop()
+    assert kinds(frames)[-1] == "done" and text_of(frames) == answer
