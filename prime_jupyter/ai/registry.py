@@ -191,6 +191,24 @@ class ModelRegistry:
             return "none"  # a local OpenAI-compatible server without auth (Ollama, vLLM, LM Studio)
         raise MissingApiKeyError(provider, env_var, str(self.auth_path))
 
+    def secrets(self) -> dict[str, str]:
+        """Every key this registry would hand a provider, by where it comes from (`ANTHROPIC_API_KEY`,
+        `auth.json: openai`, `models.json: <provider>`), so that tool output can be kept free of them.
+        Values shorter than 8 characters (`none`, placeholders) are not secrets worth hiding."""
+        found: dict[str, str] = {}
+        for variable in ENV_API_KEYS.values():
+            found[variable] = os.environ.get(variable, "")
+        try:
+            stored = self._auth()
+        except ConfigError:
+            stored = {}  # a broken auth.json is reported where a key is needed
+        for provider, key in stored.items():
+            found[f"auth.json: {provider}"] = key
+        for provider, custom in self.custom_keys.items():
+            if custom:
+                found[f"models.json: {provider}"] = os.environ.get(custom, custom)
+        return {where: value for where, value in found.items() if len(value) >= 8}
+
     def base_url(self, model: Model) -> str | None:
         if model.base_url:
             return model.base_url

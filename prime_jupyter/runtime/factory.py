@@ -12,6 +12,7 @@ from prime_jupyter.ai.registry import ModelRegistry, agent_dir, parse_model_ref
 from prime_jupyter.errors import SessionNotFoundError
 from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.runtime.resources import PromptOptions, build_system_prompt
+from prime_jupyter.runtime.secrets import redacting
 from prime_jupyter.runtime.settings import Settings, load_settings
 from prime_jupyter.runtime.tool_set import DEFAULT_TOOLS, KernelConfig, build_tool_set
 from prime_jupyter.sessions.context import SessionContext
@@ -92,7 +93,7 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
         settings=settings,
         model=model,
         thinking_level=thinking,
-        tools=tool_set.tools,
+        tools=[redacting(tool, registry.secrets) for tool in tool_set.tools],
         system_prompt=prompt,
         disposers=tool_set.disposers,
         kernel=tool_set.kernel,
