@@ -284,6 +284,15 @@ def test_an_undecodable_byte_in_the_prompt_is_kept_as_a_replacement_character(
     assert "latin-1 caf\\ufffd" in sent and "got it" in sent
 
 
+def answer_then_pwd(llm: ScriptedLLMServer, answer: str) -> None:
+    """A first run that answers `answer`, then a second that runs `pwd` in bash and says "done"."""
+    llm.enqueue(
+        ScriptedTurn(blocks=[Text(text=answer)]),
+        ScriptedTurn(blocks=[ToolCall(name="bash", arguments={"command": "pwd"})]),
+        ScriptedTurn(blocks=[Text(text="done")]),
+    )
+
+
 def test_a_folder_whose_name_is_not_utf8_keeps_its_sessions(
     agent_dir: Path, llm: ScriptedLLMServer, tmp_path: Path
 ) -> None:
@@ -291,11 +300,7 @@ def test_a_folder_whose_name_is_not_utf8_keeps_its_sessions(
     and tools still run in it."""
     folder = Path(os.fsdecode(bytes(tmp_path) + b"/caf\xe9"))
     folder.mkdir()
-    llm.enqueue(
-        ScriptedTurn(blocks=[Text(text="answer-one-7f3")]),
-        ScriptedTurn(blocks=[ToolCall(name="bash", arguments={"command": "pwd"})]),
-        ScriptedTurn(blocks=[Text(text="done")]),
-    )
+    answer_then_pwd(llm, "answer-one-7f3")
     first = prime(agent_dir, "--model", "scripted/m1", "--mode", "json", "-p", "one", cwd=folder)
     assert first.returncode == 0, first.stderr
     assert json.loads(first.stdout.splitlines()[0])["cwd"].endswith("/caf\ufffd")  # and stdout is UTF-8
@@ -326,11 +331,7 @@ def test_a_session_whose_folder_is_gone_resumes_here_with_a_warning(
     old, here = tmp_path / "old-project", tmp_path / "new-project"
     old.mkdir()
     here.mkdir()
-    llm.enqueue(
-        ScriptedTurn(blocks=[Text(text="noted")]),
-        ScriptedTurn(blocks=[ToolCall(name="bash", arguments={"command": "pwd"})]),
-        ScriptedTurn(blocks=[Text(text="done")]),
-    )
+    answer_then_pwd(llm, "noted")
     first = prime(agent_dir, "--model", "scripted/m1", "--mode", "json", "-p", "one", cwd=old)
     session_id = json.loads(first.stdout.splitlines()[0])["id"]
     old.rmdir()
