@@ -8,9 +8,10 @@ one partial `AssistantMessage` in place; once `done`/`error` is emitted the mess
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Annotated, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidatorFunctionWrapHandler, field_validator
 from pydantic.alias_generators import to_camel
 
 __all__ = [
@@ -153,8 +154,16 @@ class ToolSpec(_Model):
 
 
 class Context(_Model):
-    """Everything one model call sees."""
+    """Everything one model call sees. `messages` may be a `History` (`ai.history`)."""
 
     system_prompt: str | None = None
-    messages: list[Message] = Field(default_factory=list)
+    messages: Sequence[Message] = Field(default_factory=list)
     tools: list[ToolSpec] = Field(default_factory=list)
+
+    @field_validator("messages", mode="wrap")
+    @classmethod
+    def _keep_history(cls, value: object, handler: ValidatorFunctionWrapHandler) -> object:
+        """A `History` is taken as it is: validating it would turn all its data into models."""
+        from prime_jupyter.ai.history import History  # it builds on this module
+
+        return value if isinstance(value, History) else handler(value)

@@ -17,6 +17,7 @@ from prime_jupyter.agent.loop import LoopConfig, run_loop
 from prime_jupyter.agent.retry import RetryPolicy
 from prime_jupyter.agent.tool import AnyTool
 from prime_jupyter.ai.abort import AbortController, AbortSignal
+from prime_jupyter.ai.history import History
 from prime_jupyter.ai.models import Model, ThinkingLevel, clamp_thinking_level
 from prime_jupyter.ai.registry import ModelRegistry
 from prime_jupyter.ai.stream import StreamOptions
@@ -93,7 +94,8 @@ class AgentSession:
     def is_running(self) -> bool:
         return self._run_task is not None and not self._run_task.done()
 
-    def messages(self) -> list[Message]:
+    def messages(self) -> History:
+        """The model context at the leaf (messages loaded from the transcript stay data until read)."""
         return self.manager.build_context().messages
 
     # --- events ---------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from prime_jupyter.ai.history import History, MessageData
 from prime_jupyter.ai.types import AssistantMessage, Message, TextContent, ToolResultMessage, UserMessage
 from prime_jupyter.sessions.entries import (
     AgentMessage,
@@ -27,6 +28,7 @@ from prime_jupyter.sessions.entries import (
     CustomMessage,
     MessageEntry,
     ModelChangeEntry,
+    RawEntry,
     ThinkingLevelChangeEntry,
 )
 
@@ -55,7 +57,7 @@ BRANCH_SUMMARY_SUFFIX = "\n</summary>"
 class SessionContext:
     """The model context at the leaf; `entry_ids[i]` is the transcript entry of `messages[i]`."""
 
-    messages: list[Message] = field(default_factory=list)
+    messages: History = field(default_factory=History)
     entry_ids: list[str] = field(default_factory=list)
     provider: str | None = None
     model_id: str | None = None
@@ -92,7 +94,7 @@ def to_llm_message(message: AgentMessage) -> Message:
     return message
 
 
-def build_context(path: Sequence[AnyEntry]) -> SessionContext:
+def build_context(path: Sequence[AnyEntry | RawEntry]) -> SessionContext:
     """The context for a root → leaf path (see the module docstring)."""
     return ContextFold(path).context(copy=False)
 
@@ -101,15 +103,16 @@ class ContextFold:
     """The context of one root → leaf path, folded in one pass and extended as the leaf grows.
 
     `SessionManager` keeps one to answer `build_context()` without walking 22,000 entries again, and
-    extends it with each entry appended under its leaf. The lists it holds are its own: `context()`
-    hands out copies.
+    extends it with each entry appended under its leaf. A message entry still held as data
+    (`RawEntry`) adds its message as data, never validated here. The lists it holds are its own:
+    `context()` hands out copies.
     """
 
-    def __init__(self, path: Sequence[AnyEntry] = ()) -> None:
+    def __init__(self, path: Sequence[AnyEntry | RawEntry] = ()) -> None:
         self.leaf_id: str | None = None
-        self._messages: list[Message] = []
+        self._messages = History()
         self._entry_ids: list[str] = []
-        self._model_from: AssistantMessage | ModelChangeEntry | None = None  # the latest to name the model
+        self._model_from: AssistantMessage | MessageData | ModelChangeEntry | None = None  # the latest to name it
         self._thinking_level: str | None = None
         self.straight = True
         """Whether every entry given to `follow` was the child of the one before."""
@@ -119,8 +122,17 @@ class ContextFold:
             else:
                 self.extend(entry)
 
-    def extend(self, entry: AnyEntry, path: Sequence[AnyEntry] = ()) -> bool:
+    def extend(self, entry: AnyEntry | RawEntry, path: Sequence[AnyEntry | RawEntry] = ()) -> bool:
         """Fold in a child of the leaf. A compaction needs `path`, root → the compaction: without it, False."""
+        if type(entry) is dict:  # a message entry loaded as data: a user, assistant or tool result message
+            message_data = entry["message"]
+            if message_data["role"] == "assistant":
+                self._model_from = message_data
+            self._messages.append_data(message_data)
+            self._entry_ids.append(entry["id"])
+            self.leaf_id = entry["id"]
+            return True
+        assert not isinstance(entry, dict)
         if isinstance(entry, MessageEntry):
             # Exact type tests for the common kinds: a failed isinstance() on a pydantic model class goes
             # through ABCMeta.__instancecheck__, several times the cost of a hit.
@@ -149,29 +161,33 @@ class ContextFold:
         self.leaf_id = entry.id
         return True
 
-    def follow(self, entry: AnyEntry, so_far: Sequence[AnyEntry]) -> None:
+    def follow(self, entry: AnyEntry | RawEntry, so_far: Sequence[AnyEntry | RawEntry]) -> None:
         """Fold entries in file order while each is the child of the one before (`so_far` is then the path).
 
         Meant for the loader's `on_entry`: a transcript that is one straight branch gets its context in
         the same pass. At the first entry that is not, `straight` turns False and folding stops.
         """
-        if self.straight and (self.leaf_id != entry.parent_id or not self.extend(entry, so_far)):
+        if self.straight and (self.leaf_id != _parent_id(entry) or not self.extend(entry, so_far)):
             self.straight = False
 
     def context(self, *, copy: bool = True) -> SessionContext:
         """The context at `leaf_id` (with lists of its own unless `copy=False`)."""
-        messages, ids = (list(self._messages), list(self._entry_ids)) if copy else (self._messages, self._entry_ids)
+        messages, ids = (self._messages.copy(), list(self._entry_ids)) if copy else (self._messages, self._entry_ids)
         provider, model_id = _model_of(self._model_from)
         return SessionContext(messages, ids, provider, model_id, self._thinking_level)
 
-    def _restart_at(self, path: Sequence[AnyEntry], at: int, entry: CompactionEntry) -> None:
+    def _restart_at(self, path: Sequence[AnyEntry | RawEntry], at: int, entry: CompactionEntry) -> None:
         """The latest compaction wins: its summary, the kept entries before it, then what follows."""
         summary = CompactionSummaryMessage(
             summary=entry.summary, tokens_before=entry.tokens_before, timestamp=iso_to_ms(entry.timestamp)
         )
-        self._messages, self._entry_ids = [to_llm_message(summary)], [entry.id]
+        self._messages, self._entry_ids = History([to_llm_message(summary)]), [entry.id]
         for kept in path[_index_of(path, entry.first_kept_entry_id, stop=at) : at]:
-            self._add(kept)
+            if type(kept) is dict:
+                self._messages.append_data(kept["message"])
+                self._entry_ids.append(kept["id"])
+            else:
+                self._add(kept)  # type: ignore[arg-type]
         self.leaf_id = entry.id
 
     def _add(self, entry: AnyEntry) -> None:
@@ -181,17 +197,25 @@ class ContextFold:
             self._entry_ids.append(entry.id)
 
 
-def _model_of(source: AssistantMessage | ModelChangeEntry | None) -> tuple[str | None, str | None]:
+def _parent_id(entry: AnyEntry | RawEntry) -> str | None:
+    return entry["parentId"] if type(entry) is dict else entry.parent_id  # type: ignore[union-attr]
+
+
+def _model_of(source: AssistantMessage | MessageData | ModelChangeEntry | None) -> tuple[str | None, str | None]:
     if isinstance(source, AssistantMessage):
         return source.provider, source.model
     if isinstance(source, ModelChangeEntry):
         return source.provider, source.model_id
+    if isinstance(source, dict):
+        provider, model = source.get("provider"), source.get("model")
+        return (provider, model) if isinstance(provider, str) and isinstance(model, str) else (None, None)
     return None, None
 
 
-def _index_of(path: Sequence[AnyEntry], entry_id: str, stop: int) -> int:
+def _index_of(path: Sequence[AnyEntry | RawEntry], entry_id: str, stop: int) -> int:
     """Index of `entry_id` in `path[:stop]`, or `stop` when it is not there (nothing kept)."""
     for index in range(stop):
-        if path[index].id == entry_id:
+        item = path[index]
+        if (item["id"] if type(item) is dict else item.id) == entry_id:  # type: ignore[union-attr]
             return index
     return stop

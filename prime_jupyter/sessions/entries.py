@@ -15,7 +15,7 @@ verbatim by fork, and it never reaches the model.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, ClassVar, Literal, TypeAlias
+from typing import Annotated, Any, ClassVar, Literal, TypeAlias
 
 from pydantic import (
     BaseModel,
@@ -51,6 +51,7 @@ __all__ = [
     "LabelEntry",
     "MessageEntry",
     "ModelChangeEntry",
+    "RawEntry",
     "SessionEntry",
     "SessionHeader",
     "SessionInfoEntry",
@@ -252,3 +253,11 @@ KNOWN_ENTRY_TYPES = frozenset(
 
 AnyEntry: TypeAlias = SessionEntry | UnknownEntry
 """What a loaded transcript holds: a known entry, or an opaque one kept for the tree."""
+
+RawEntry: TypeAlias = dict[str, Any]
+"""A message entry as its line parsed, its message not validated yet (see `store.load_transcript`).
+
+Its envelope (`id`, `parentId`, `timestamp`) has been checked and its message has the role of a
+provider message. The tree turns it into a `MessageEntry` when someone asks for the entry; the
+context reads its message as data (`ai.history`). Never changed in place.
+"""

@@ -67,7 +67,7 @@ def plan_fork(tree: SessionTree, entry_id: str | None, position: ForkPosition, s
 
 
 def _leaf(tree: SessionTree) -> str | None:
-    return tree.entries[-1].id if len(tree) else None
+    return tree.last_id()
 
 
 def _add_linked(copy: SessionTree, entry: AnyEntry) -> None:

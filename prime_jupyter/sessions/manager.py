@@ -81,7 +81,7 @@ class SessionManager:
         self._path = path
         self._writer = TranscriptWriter(path, fsync=fsync) if path is not None else None
         self._written = written
-        self._leaf_id = tree.entries[-1].id if len(tree) else None
+        self._leaf_id = tree.last_id()
         self._fold: ContextFold | None = None
         """The context at some leaf, kept so that asking again (or after an append) is not a rebuild."""
         self.load_warnings: list[str] = list(load_warnings)
@@ -185,7 +185,7 @@ class SessionManager:
         """What the model sees at the current leaf (lists of its own, free to change)."""
         fold = self._fold
         if fold is None or fold.leaf_id != self._leaf_id:
-            fold = self._fold = ContextFold(self._tree.path_to(self._leaf_id))
+            fold = self._fold = ContextFold(self._tree.items_to(self._leaf_id))
         return fold.context()
 
     # --- appending ------------------------------------------------------------------------------

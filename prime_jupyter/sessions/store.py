@@ -10,6 +10,12 @@ Loading splits on `b"\\n"` only: U+2028 and U+2029 are legal unescaped inside JS
 a transcript unloadable: a truncated last line (a crash mid-write) and corrupt lines in the middle are
 skipped with a warning, entries of unknown types are kept as `UnknownEntry`. The next append then starts
 on a fresh line, which repairs the file.
+
+Message entries, nearly every line of a long session, are not validated while loading: each stays the
+JSON it parsed to (a `RawEntry`, its envelope checked) until someone asks for the entry, and the
+context reads its message as data (`ai.history`). Validating 22,000 of them into models was most of
+the time it took to resume such a session; now only what a front end shows or the runtime reads is.
+A message found malformed then is kept as an `UnknownEntry`, as it would have been when loading.
 """
 
 from __future__ import annotations
@@ -25,7 +31,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeGuard
 
+import pydantic_core
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from prime_jupyter.ai.json_text import model_json
@@ -33,6 +41,7 @@ from prime_jupyter.errors import SessionError, SessionNotFoundError, TranscriptW
 from prime_jupyter.sessions.entries import (
     KNOWN_ENTRY_TYPES,
     AnyEntry,
+    RawEntry,
     SessionEntry,
     SessionHeader,
     UnknownEntry,
@@ -43,6 +52,7 @@ __all__ = [
     "OnEntry",
     "TranscriptWriter",
     "encode_line",
+    "entry_from_data",
     "gc_paused",
     "load_transcript",
     "session_file",
@@ -77,7 +87,7 @@ class LoadedTranscript:
     """A parsed transcript: header, entries in file order, and what was skipped or kept opaque."""
 
     header: SessionHeader
-    entries: list[AnyEntry]
+    entries: list[AnyEntry | RawEntry]
     warnings: list[str] = field(default_factory=list)
     positions: dict[str, int] = field(default_factory=dict)
     """The index of each entry in `entries`, by id."""
@@ -106,8 +116,10 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-OnEntry = Callable[[AnyEntry, Sequence[AnyEntry]], None]
+OnEntry = Callable[[AnyEntry | RawEntry, Sequence[AnyEntry | RawEntry]], None]
 """Called with each kept entry and every kept entry so far (it last)."""
+
+_LAZY_ROLES = frozenset({"user", "assistant", "toolResult"})
 
 
 def load_transcript(path: Path, on_entry: OnEntry | None = None) -> LoadedTranscript:
@@ -140,28 +152,48 @@ def _parse_header(line: bytes, path: Path) -> SessionHeader:
 
 
 def _parse_entries(lines: Iterable[bytes], loaded: LoadedTranscript, on_entry: OnEntry | None) -> None:
-    """Validate every entry line (in Rust, straight from the bytes); the hot loop of a resume.
+    """Parse every entry line; the hot loop of a resume.
 
-    A binary file iterates lines split on `b"\\n"` only, each ending with it but a last line cut short.
+    A message entry (nearly every line) is kept as the JSON it parsed to, a `RawEntry`: its envelope is
+    checked here, its message only when something asks for the entry (`entry_from_data`). Every other
+    line is validated now. A binary file iterates lines split on `b"\\n"` only, each ending with it but
+    a last line cut short.
     """
-    validate = _entry_adapter().validator.validate_json
+    parse = pydantic_core.from_json
+    validate = _entry_adapter().validator.validate_python
     entries, warnings, positions = loaded.entries, loaded.warnings, loaded.positions
     unknown_types: Counter[str] = Counter()
     for number, line in enumerate(lines, start=2):
-        opaque = False
         try:
-            entry: AnyEntry = validate(line)
-        except ValidationError as exc:
-            salvaged = _salvage(line, number, not line.endswith(b"\n"), exc, warnings) if line.strip() else None
-            if salvaged is None:
-                continue
-            entry, opaque = salvaged, True
-        entry_id = entry.id
+            raw = parse(line, cache_strings="keys")
+        except ValueError:
+            raw = _parse_slowly(line)
+        if raw is _NOT_JSON:
+            if line.strip():
+                warnings.append(
+                    "truncated last line skipped (not valid JSON)"
+                    if not line.endswith(b"\n")
+                    else f"line {number}: corrupt line skipped (not valid JSON)"
+                )
+            continue
+        entry: AnyEntry | RawEntry
+        opaque = False
+        if _is_raw_message_entry(raw):
+            entry = raw
+        else:
+            try:
+                entry = validate(raw)
+            except ValidationError as exc:
+                salvaged = _salvage(raw, number, exc, warnings)
+                if salvaged is None:
+                    continue
+                entry, opaque = salvaged, True
+        entry_id = entry["id"] if type(entry) is dict else entry.id  # type: ignore[union-attr]
         if entry_id in positions:
             warnings.append(f"line {number}: duplicate entry id {entry_id!r} skipped")
             continue
         if opaque:
-            unknown_types[entry.type] += 1
+            unknown_types[entry.type] += 1  # type: ignore[union-attr]
         positions[entry_id] = len(entries)
         entries.append(entry)
         if on_entry is not None:
@@ -170,27 +202,62 @@ def _parse_entries(lines: Iterable[bytes], loaded: LoadedTranscript, on_entry: O
         warnings.append(f"{count} entr{'y' if count == 1 else 'ies'} of unknown type {kind!r} kept")
 
 
-def _salvage(line: bytes, number: int, is_last: bool, error: ValidationError, warnings: list[str]) -> AnyEntry | None:
-    """Keep a line the known types reject as an `UnknownEntry` if it is an entry at all."""
+_NOT_JSON = object()
+
+
+def _parse_slowly(line: bytes) -> object:
+    """A line pydantic-core's parser refuses, parsed by Python's, which also takes the escape of half a
+    character (`"\\ud83d"`: JavaScript's `JSON.stringify` writes one for a lone surrogate); else `_NOT_JSON`."""
     try:
-        raw = json.loads(line)
+        return json.loads(line)
     except ValueError:
-        what = "truncated last line" if is_last else f"line {number}: corrupt line"
-        warnings.append(f"{what} skipped (not valid JSON)")
-        return None
+        return _NOT_JSON
+
+
+def _is_raw_message_entry(raw: object) -> TypeGuard[RawEntry]:
+    """Whether `raw` has a message entry's envelope around a message of a role providers know."""
+    if type(raw) is not dict or raw.get("type") != "message" or type(raw.get("id")) is not str:
+        return False
+    parent = raw.get("parentId", 0)  # the key is required, null for the root
+    message = raw.get("message")
+    return (
+        (parent is None or type(parent) is str)
+        and type(raw.get("timestamp", "")) is str
+        and type(message) is dict
+        and message.get("role") in _LAZY_ROLES
+    )
+
+
+def entry_from_data(raw: RawEntry) -> AnyEntry:
+    """The entry a `RawEntry` holds; a message that does not validate keeps the line as an `UnknownEntry`."""
+    try:
+        return _entry_adapter().validate_python(raw)
+    except ValidationError as exc:
+        warnings: list[str] = []
+        entry = _salvage(raw, None, exc, warnings)
+        for problem in warnings:
+            log.warning("entry %s: %s", raw.get("id"), problem)
+        assert entry is not None  # its envelope was checked when it was loaded
+        return entry
+
+
+def _salvage(raw: object, number: int | None, error: ValidationError, warnings: list[str]) -> AnyEntry | None:
+    """Keep a line the known types reject as an `UnknownEntry` if it is an entry at all."""
+    where_line = f"line {number}: " if number is not None else ""
     if not (isinstance(raw, dict) and isinstance(raw.get("id"), str) and isinstance(raw.get("type"), str)):
-        warnings.append(f"line {number}: not an entry (no id or type), skipped")
+        warnings.append(f"{where_line}not an entry (no id or type), skipped")
         return None
+    raw = {**raw}
     raw.setdefault("parentId", None)
     try:
         entry = UnknownEntry.model_validate(raw)
     except ValidationError:
-        warnings.append(f"line {number}: malformed entry skipped")
+        warnings.append(f"{where_line}malformed entry skipped")
         return None
     if raw["type"] in KNOWN_ENTRY_TYPES:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"][1:])
-        warnings.append(f"line {number}: invalid {raw['type']!r} entry kept opaque ({where}: {first['msg']})")
+        warnings.append(f"{where_line}invalid {raw['type']!r} entry kept opaque ({where}: {first['msg']})")
     return entry
 
 

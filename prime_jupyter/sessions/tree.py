@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from prime_jupyter.sessions.entries import AnyEntry, LabelEntry, SessionInfoEntry
+from prime_jupyter.sessions.entries import AnyEntry, LabelEntry, RawEntry, SessionInfoEntry
 from prime_jupyter.sessions.ids import new_entry_id
+from prime_jupyter.sessions.store import entry_from_data
 
 __all__ = ["SessionTree"]
 
@@ -25,30 +26,37 @@ _META = (LabelEntry, SessionInfoEntry)
 class SessionTree:
     """Entries in file order, with lookups by id and by parent.
 
-    The indexes by parent (children, parent positions) are built on first use: continuing a session
-    needs neither.
+    A loaded transcript's message entries may still be `RawEntry` data: each becomes its entry the
+    first time it is asked for (`entry_from_data`), and stays that way. `items_to` gives a path
+    unconverted (what the context fold reads). The indexes by parent (children, parent positions) are built on
+    first use: continuing a session needs neither.
     """
 
-    def __init__(self, entries: Iterable[AnyEntry] = (), positions: dict[str, int] | None = None) -> None:
+    def __init__(self, entries: Iterable[AnyEntry | RawEntry] = (), positions: dict[str, int] | None = None) -> None:
         """Index `entries`; `positions` (each entry's index by id, which the loader has) is taken over."""
-        self._entries: list[AnyEntry] = list(entries)
-        self._position = positions if positions is not None else {e.id: pos for pos, e in enumerate(self._entries)}
+        self._items: list[AnyEntry | RawEntry] = list(entries)
+        self._position = (
+            positions if positions is not None else {_id_of(item): pos for pos, item in enumerate(self._items)}
+        )
         self._parents: list[int] | None = None  # built on the first walk
-        self._children: dict[str | None, list[AnyEntry]] | None = None
+        self._children: dict[str | None, list[int]] | None = None
         self._labels: dict[str, str] = {}
         self._name: str | None = None
-        for entry in [e for e in self._entries if type(e) in _META]:  # exact types: a miss of isinstance() is slow
-            self._note(entry)
+        self._raw_left = any(type(item) is dict for item in self._items)
+        for item in self._items:
+            if type(item) in _META:  # exact types: a miss of isinstance() is slow; raw data is never one
+                self._note(item)  # type: ignore[arg-type]
 
     def add(self, entry: AnyEntry) -> None:
         """Index one more entry (its id must be new)."""
         parent_id = entry.parent_id
+        position = len(self._items)
         if self._parents is not None:
             self._parents.append(self._position.get(parent_id, _NO_PARENT) if parent_id is not None else _NO_PARENT)
-        self._position[entry.id] = len(self._entries)
-        self._entries.append(entry)
+        self._position[entry.id] = position
+        self._items.append(entry)
         if self._children is not None:
-            self._children.setdefault(parent_id, []).append(entry)
+            self._children.setdefault(parent_id, []).append(position)
         if isinstance(entry, _META):
             self._note(entry)
 
@@ -61,9 +69,20 @@ class SessionTree:
         elif isinstance(entry, SessionInfoEntry):
             self._name = entry.name.strip() if entry.name and entry.name.strip() else None
 
+    def _entry(self, pos: int) -> AnyEntry:
+        item = self._items[pos]
+        if type(item) is dict:
+            item = self._items[pos] = entry_from_data(item)
+        return item  # type: ignore[return-value]
+
     @property
     def entries(self) -> Sequence[AnyEntry]:
-        return self._entries
+        """Every entry in file order (raw data turned into entries, once)."""
+        if self._raw_left:
+            for pos in range(len(self._items)):
+                self._entry(pos)
+            self._raw_left = False
+        return self._items  # type: ignore[return-value]
 
     @property
     def labels(self) -> Mapping[str, str]:
@@ -79,25 +98,38 @@ class SessionTree:
         return entry_id in self._position
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._items)
+
+    def last_id(self) -> str | None:
+        """The id of the last entry in file order."""
+        return _id_of(self._items[-1]) if self._items else None
 
     def get(self, entry_id: str) -> AnyEntry | None:
         pos = self._position.get(entry_id)
-        return self._entries[pos] if pos is not None else None
+        return self._entry(pos) if pos is not None else None
 
     def children(self, entry_id: str | None) -> list[AnyEntry]:
         """Direct children in file order; `None` gives the roots."""
         if self._children is None:
             self._children = {}
-            for entry in self._entries:
-                self._children.setdefault(entry.parent_id, []).append(entry)
-        return list(self._children.get(entry_id, ()))
+            for pos, item in enumerate(self._items):
+                self._children.setdefault(_parent_id_of(item), []).append(pos)
+        return [self._entry(pos) for pos in self._children.get(entry_id, ())]
 
     def path_to(self, entry_id: str | None) -> list[AnyEntry]:
         """Entries from the root down to `entry_id` inclusive; `[]` for `None` or an unknown id.
 
         An entry whose parent is missing (a damaged file) starts the path; a parent cycle is cut.
         """
+        return [self._entry(pos) for pos in self._chain(entry_id)]
+
+    def items_to(self, entry_id: str | None) -> list[AnyEntry | RawEntry]:
+        """`path_to`, message entries loaded as data left as they are (for the context fold)."""
+        items = self._items
+        return [items[pos] for pos in self._chain(entry_id)]
+
+    def _chain(self, entry_id: str | None) -> list[int]:
+        """Positions from the root down to `entry_id`."""
         pos = self._position.get(entry_id, _NO_PARENT) if entry_id is not None else _NO_PARENT
         chain: list[int] = []
         seen: set[int] | None = None  # only a parent later in the file can close a cycle: watched from there on
@@ -111,16 +143,18 @@ class SessionTree:
             if parent >= pos and seen is None:
                 seen = set(chain)
             pos = parent
-        entries = self._entries
-        return [entries[pos] for pos in reversed(chain)]
+        chain.reverse()
+        return chain
 
     def _parent_of(self, pos: int) -> int:
         if self._parents is None:
             find = self._position.get
-            self._parents = [_NO_PARENT if (p := e.parent_id) is None else find(p, _NO_PARENT) for e in self._entries]
+            self._parents = [
+                _NO_PARENT if (p := _parent_id_of(item)) is None else find(p, _NO_PARENT) for item in self._items
+            ]
         parent = self._parents[pos]
         if parent == _NO_PARENT:  # a root, or a parent that was missing when this entry was indexed
-            parent_id = self._entries[pos].parent_id
+            parent_id = _parent_id_of(self._items[pos])
             if parent_id is not None:
                 return self._position.get(parent_id, _NO_PARENT)
         return parent
@@ -130,9 +164,17 @@ class SessionTree:
 
         This is the branch abandoned when the leaf moves from `from_id` to `to_id`.
         """
-        keep = {entry.id for entry in self.path_to(to_id)}
-        return [entry for entry in self.path_to(from_id) if entry.id not in keep]
+        keep = set(self._chain(to_id))
+        return [self._entry(pos) for pos in self._chain(from_id) if pos not in keep]
 
     def new_id(self) -> str:
         """A fresh entry id, unique within this tree."""
         return new_entry_id(self._position)
+
+
+def _id_of(item: AnyEntry | RawEntry) -> str:
+    return item["id"] if type(item) is dict else item.id  # type: ignore[union-attr]
+
+
+def _parent_id_of(item: AnyEntry | RawEntry) -> str | None:
+    return item["parentId"] if type(item) is dict else item.parent_id  # type: ignore[union-attr]

@@ -105,7 +105,7 @@ def test_each_context_from_a_fold_has_lists_of_its_own() -> None:
     path = _long_path()
     fold = ContextFold(path)
     first = fold.context()
-    first.messages.clear()
+    first.messages.append(make_user("x"))
     first.entry_ids.append("x")
     assert fold.context() == build_context(path)
 

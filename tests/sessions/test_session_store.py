@@ -11,7 +11,7 @@ from session_factories import make_assistant, make_user
 
 from prime_jupyter.ai.types import UserMessage
 from prime_jupyter.errors import SessionError, SessionNotFoundError
-from prime_jupyter.sessions.entries import AnyEntry, MessageEntry, UnknownEntry
+from prime_jupyter.sessions.entries import AnyEntry, MessageEntry, RawEntry, UnknownEntry
 from prime_jupyter.sessions.manager import SessionManager
 from prime_jupyter.sessions.store import TranscriptWriter, load_transcript
 
@@ -44,6 +44,22 @@ def test_half_a_character_is_stored_replaced_and_the_line_loads(tmp_path: Path) 
     assert reopened.load_warnings == []
     first = reopened.build_context().messages[0]
     assert isinstance(first, UserMessage) and first.text() == "argv byte \ufffd, half \ufffd, whole \U0001f600"
+
+
+def test_a_line_holding_an_escaped_half_character_loads_like_any_other(tmp_path: Path) -> None:
+    """JavaScript's `JSON.stringify` (the seed system's transcripts) escapes a lone surrogate as `\\ud83d`,
+    which pydantic-core's JSON parser refuses."""
+    manager = _written_session(tmp_path, "one")
+    path = _path(manager)
+    message = {"role": "user", "content": "half \ud83d", "timestamp": 1}
+    line = {"type": "message", "id": "b0000001", "parentId": manager.leaf_id, "message": message}
+    with path.open("ab") as handle:
+        handle.write(json.dumps(line).encode() + b"\n")
+    assert b"\\ud83d" in path.read_bytes()
+    reopened = SessionManager.open(path)
+    assert reopened.load_warnings == []
+    messages = reopened.build_context().messages
+    assert len(messages) == 3 and messages[-1].text() == "half \ud83d"
 
 
 def test_truncated_last_line_is_skipped_with_a_warning(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
@@ -150,6 +166,11 @@ def test_loading_leaves_the_garbage_collector_as_it_was(tmp_path: Path) -> None:
         gc.enable()
 
 
+def _id(entry: AnyEntry | RawEntry) -> str:
+    """The id of a loaded entry, message entries being still their parsed JSON."""
+    return str(entry["id"]) if isinstance(entry, dict) else entry.id
+
+
 def test_each_kept_entry_is_seen_once_in_file_order_while_loading(tmp_path: Path) -> None:
     manager = _written_session(tmp_path, "one", "two")
     path = _path(manager)
@@ -158,12 +179,12 @@ def test_each_kept_entry_is_seen_once_in_file_order_while_loading(tmp_path: Path
     path.write_bytes(b"\n".join([*lines[:-1], lines[1], b"  ", b""]))  # line 2 again (a duplicate id), a blank line
     seen: list[tuple[str, str]] = []
 
-    def note(entry: AnyEntry, so_far: Sequence[AnyEntry]) -> None:
-        seen.append((entry.id, so_far[-1].id))
+    def note(entry: AnyEntry | RawEntry, so_far: Sequence[AnyEntry | RawEntry]) -> None:
+        seen.append((_id(entry), _id(so_far[-1])))
 
     loaded = load_transcript(path, on_entry=note)
     kept = [e.id for e in manager.entries if e.id != manager.entries[1].id]
-    assert seen == [(entry_id, entry_id) for entry_id in kept] and [e.id for e in loaded.entries] == kept
+    assert seen == [(entry_id, entry_id) for entry_id in kept] and [_id(e) for e in loaded.entries] == kept
     assert loaded.warnings == [
         "line 3: corrupt line skipped (not valid JSON)",
         f"line 6: duplicate entry id {manager.entries[0].id!r} skipped",

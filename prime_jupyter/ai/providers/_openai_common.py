@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from prime_jupyter.ai.history import MessageData
 from prime_jupyter.ai.providers._http import cached_client
-from prime_jupyter.ai.types import ImageContent, TextContent, ToolResultMessage
 
 if TYPE_CHECKING:
     import openai
 
     from prime_jupyter.ai.stream import StreamOptions
 
-__all__ = ["client_for", "data_url", "result_images", "result_text"]
+__all__ = ["client_for", "data_url"]
 
 
 def client_for(options: StreamOptions) -> openai.AsyncOpenAI:
@@ -33,16 +33,6 @@ def client_for(options: StreamOptions) -> openai.AsyncOpenAI:
     return cached_client(("openai", options.api_key, options.base_url, options.timeout_s), make)
 
 
-def data_url(image: ImageContent) -> str:
-    return f"data:{image.mime_type};base64,{image.data}"
-
-
-def result_text(message: ToolResultMessage) -> str:
-    text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
-    if not text and any(isinstance(b, ImageContent) for b in message.content):
-        return "(see the attached image)"
-    return text or "(no output)"
-
-
-def result_images(message: ToolResultMessage) -> list[ImageContent]:
-    return [b for b in message.content if isinstance(b, ImageContent)]
+def data_url(image: MessageData) -> str:
+    """An image block as a `data:` URL."""
+    return f"data:{image['mimeType']};base64,{image['data']}"

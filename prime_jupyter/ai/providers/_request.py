@@ -25,7 +25,9 @@ import pydantic_core
 from pydantic import JsonValue
 
 from prime_jupyter.ai.errors import NotAnEventStream
+from prime_jupyter.ai.history import History
 from prime_jupyter.ai.json_text import json_text
+from prime_jupyter.ai.types import Context
 
 if TYPE_CHECKING:
     import httpx2
@@ -33,21 +35,31 @@ if TYPE_CHECKING:
 __all__ = ["encode_body", "encode_request", "response_class", "streamed"]
 
 ModelT = TypeVar("ModelT")
-ContextT = TypeVar("ContextT")
 OptionsT = TypeVar("OptionsT")
 
 
 def encode_request(
-    build: Callable[[ModelT, ContextT, OptionsT], Mapping[str, JsonValue]],
+    build: Callable[[ModelT, Context, OptionsT], Mapping[str, JsonValue]],
     model: ModelT,
-    context: ContextT,
+    context: Context,
     options: OptionsT,
 ) -> bytes:
-    """`build(model, context, options)` encoded as the request body, the collector paused meanwhile."""
+    """`build(model, context, options)` encoded as the request body, the collector paused meanwhile.
+
+    Messages a `History` holds as transcript data are not validated before they are converted. If
+    converting them fails, the malformed ones are left out (see `History.drop_malformed`) and the body
+    is built again; a failure with valid messages is a bug and is raised.
+    """
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return encode_body(build(model, context, options))
+        try:
+            body = build(model, context, options)
+        except (KeyError, TypeError, AttributeError, IndexError, ValueError):
+            if not isinstance(context.messages, History) or not context.messages.drop_malformed():
+                raise
+            body = build(model, context, options)
+        return encode_body(body)
     finally:
         if was_enabled:
             gc.enable()

@@ -1,25 +1,23 @@
 """Provider-neutral clean-up of a conversation before it is converted to any wire format.
 
-- assistant messages that failed (`stop_reason == "error"`) are left out: they were retried or reported;
+It works on the messages' JSON form (`ai.history`), as every converter does:
+
+- assistant messages that failed (`stopReason == "error"`) are left out: they were retried or reported;
 - an aborted assistant message keeps its text but loses unfinished tool calls;
 - every remaining tool call gets a result (a synthetic error result when the run was interrupted), and
   results without a call are dropped, because every provider rejects either mismatch.
+
+The data is never changed in place: a message that needs cleaning is copied.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
-from prime_jupyter.ai.types import (
-    AssistantMessage,
-    Message,
-    TextContent,
-    ToolCall,
-    ToolResultMessage,
-)
+from prime_jupyter.ai.history import MessageData
 
-__all__ = ["INTERRUPTED_RESULT", "normalize_messages", "safe_tool_id"]
+__all__ = ["INTERRUPTED_RESULT", "normalize_messages", "result_images", "result_text", "safe_tool_id"]
 
 INTERRUPTED_RESULT = "No result: the tool call was interrupted before it finished."
 _UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
@@ -27,55 +25,73 @@ _UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
 
 def safe_tool_id(call_id: str, limit: int = 64) -> str:
     """A tool-call id every provider accepts (letters, digits, '_' and '-', bounded length)."""
+    if call_id and len(call_id) <= limit and _UNSAFE.search(call_id) is None:
+        return call_id
     cleaned = _UNSAFE.sub("_", call_id)
     return cleaned[:limit] or "call"
 
 
-def normalize_messages(messages: list[Message]) -> Iterator[Message]:
+def normalize_messages(messages: Iterable[MessageData]) -> Iterator[MessageData]:
     """The cleaned conversation (see the module docstring), one message at a time.
 
     A generator, so that a provider converts each message while it is still in the CPU's caches: on a
     long history that is a fifth of the conversion time.
     """
-    pending: dict[str, ToolCall] = {}  # the calls of the latest assistant message still waiting for a result
+    pending: dict[str, MessageData] = {}  # the calls of the latest assistant message still waiting for a result
     for message in messages:
-        if isinstance(message, ToolResultMessage):
-            if pending.pop(message.tool_call_id, None) is not None:
+        role = message["role"]
+        if role == "toolResult":
+            if pending.pop(message["toolCallId"], None) is not None:
                 yield message
             continue
         if pending:
             yield from _interrupted(pending)
-        if isinstance(message, AssistantMessage):
+        if role == "assistant":
             cleaned = _clean_assistant(message)
             if cleaned is not None:
                 yield cleaned
-                pending = {block.id: block for block in cleaned.content if isinstance(block, ToolCall)}
+                pending = {block["id"]: block for block in cleaned["content"] if block["type"] == "toolCall"}
         else:
             yield message
     yield from _interrupted(pending)
 
 
-def _clean_assistant(message: AssistantMessage) -> AssistantMessage | None:
-    if message.stop_reason == "error":
+def _clean_assistant(message: MessageData) -> MessageData | None:
+    stop_reason = message.get("stopReason", "stop")
+    if stop_reason == "error":
         return None
-    if message.stop_reason != "aborted":
+    if stop_reason != "aborted":
         return message
-    kept = [b for b in message.content if not isinstance(b, ToolCall)]
-    if not any(isinstance(b, TextContent) and b.text for b in kept):
+    kept = [block for block in message["content"] if block["type"] != "toolCall"]
+    if not any(block["type"] == "text" and block["text"] for block in kept):
         return None
-    return message.model_copy(update={"content": kept})
+    return {**message, "content": kept}
 
 
-def _interrupted(pending: dict[str, ToolCall]) -> list[ToolResultMessage]:
+def _interrupted(pending: dict[str, MessageData]) -> list[MessageData]:
     """Error results for the calls still pending, which are then no longer pending."""
-    results = [
-        ToolResultMessage(
-            tool_call_id=call.id,
-            tool_name=call.name,
-            content=[TextContent(text=INTERRUPTED_RESULT)],
-            is_error=True,
-        )
+    results: list[MessageData] = [
+        {
+            "role": "toolResult",
+            "toolCallId": call["id"],
+            "toolName": call["name"],
+            "content": [{"type": "text", "text": INTERRUPTED_RESULT}],
+            "isError": True,
+        }
         for call in pending.values()
     ]
     pending.clear()
     return results
+
+
+def result_text(message: MessageData) -> str:
+    """A tool result's text for APIs whose tool output is a string."""
+    content = message.get("content", ())
+    text = "\n".join(block["text"] for block in content if block["type"] == "text")
+    if not text and any(block["type"] == "image" for block in content):
+        return "(see the attached image)"
+    return text or "(no output)"
+
+
+def result_images(message: MessageData) -> list[MessageData]:
+    return [block for block in message.get("content", ()) if block["type"] == "image"]

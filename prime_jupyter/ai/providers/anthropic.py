@@ -8,26 +8,18 @@ event objects (perf-anchor.md).
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from pydantic import JsonValue
 
+from prime_jupyter.ai.history import MessageData, messages_data
 from prime_jupyter.ai.models import Model, anthropic_effort, anthropic_thinking_budget
 from prime_jupyter.ai.providers._http import cached_client
 from prime_jupyter.ai.providers._request import encode_request, response_class, streamed
 from prime_jupyter.ai.providers._sse import drain, iter_sse
 from prime_jupyter.ai.providers._transform import normalize_messages, safe_tool_id
-from prime_jupyter.ai.types import (
-    AssistantMessage,
-    Context,
-    ImageContent,
-    Message,
-    TextContent,
-    ThinkingContent,
-    ToolCall,
-    ToolResultMessage,
-    UserMessage,
-)
+from prime_jupyter.ai.types import Context, Message, TextContent, ThinkingContent
 
 if TYPE_CHECKING:
     import anthropic
@@ -102,25 +94,21 @@ def build_request(model: Model, context: Context, options: StreamOptions) -> Jso
     return body
 
 
-def _messages(messages: list[Message]) -> list[JsonValue]:
+def _messages(messages: Sequence[Message]) -> list[JsonValue]:
     out: list[JsonValue] = []
     results: list[JsonValue] | None = None  # the content of the user message that collects adjacent tool results
-    for message in normalize_messages(messages):
-        if type(message) is AssistantMessage:
-            content = _assistant_content(message)
-            role = "assistant"
-        elif isinstance(message, ToolResultMessage):
+    for message in normalize_messages(messages_data(messages)):
+        role = message["role"]
+        if role == "toolResult":
             if results is None:
                 results = []
                 out.append({"role": "user", "content": results})
             results.append(_tool_result(message))
             continue
-        elif isinstance(message, AssistantMessage):
+        if role == "assistant":
             content = _assistant_content(message)
-            role = "assistant"
         else:
-            content = _user_content(message)
-            role = "user"
+            content = _user_content(message["content"])
         if content:
             out.append({"role": role, "content": content})
             results = None
@@ -129,85 +117,77 @@ def _messages(messages: list[Message]) -> list[JsonValue]:
 
 
 def _mark_cache_point(out: list[JsonValue]) -> None:
-    """Cache the prompt up to the newest user turn so each turn re-reads it cheaply."""
+    """Cache the prompt up to the newest user turn so each turn re-reads it cheaply.
+
+    The marked block is a copy: blocks may be the messages' own data, which is never changed.
+    """
     for entry in reversed(out):
         if isinstance(entry, dict) and entry.get("role") == "user":
             content = entry["content"]
             if isinstance(content, list) and content and isinstance(content[-1], dict):
-                content[-1]["cache_control"] = {"type": "ephemeral"}
+                content[-1] = {**content[-1], "cache_control": {"type": "ephemeral"}}
             return
 
 
-def _image(block: ImageContent) -> Json:
-    return {"type": "image", "source": {"type": "base64", "media_type": block.mime_type, "data": block.data}}
+def _image(block: MessageData) -> Json:
+    return {"type": "image", "source": {"type": "base64", "media_type": block["mimeType"], "data": block["data"]}}
 
 
-# The hot loops below test the common block kinds by exact type first: a failed isinstance() on a
-# pydantic model class goes through ABCMeta.__instancecheck__, several times the cost of a hit. The
-# isinstance() fallbacks keep subclasses working.
+def _user_content(content: str | list[MessageData]) -> list[JsonValue]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}] if content else []
+    return [_text(b) if b["type"] == "text" else _image(b) for b in content if b["type"] != "text" or b["text"]]
 
 
-def _user_content(message: UserMessage) -> list[JsonValue]:
-    if isinstance(message.content, str):
-        return [{"type": "text", "text": message.content}] if message.content else []
-    return [
-        {"type": "text", "text": b.text} if type(b) is TextContent else _user_block(b)
-        for b in message.content
-        if type(b) is not TextContent or b.text
-    ]
+def _text(block: MessageData) -> Json:
+    """A text block as Anthropic has it: our own block when it has nothing more (the usual case)."""
+    return block if len(block) == 2 else {"type": "text", "text": block["text"]}
 
 
-def _user_block(block: TextContent | ImageContent) -> Json:
-    return _image(block) if isinstance(block, ImageContent) else {"type": "text", "text": block.text}
-
-
-def _assistant_content(message: AssistantMessage) -> list[JsonValue]:
-    same_provider = message.api == "anthropic-messages"
+def _assistant_content(message: MessageData) -> list[JsonValue]:
+    same_provider = message["api"] == "anthropic-messages"
     blocks: list[JsonValue] = []
-    for block in message.content:
-        if type(block) is TextContent:
-            if block.text:
-                blocks.append({"type": "text", "text": block.text})
-        elif type(block) is ToolCall:
-            blocks.append(_tool_use(block))
-        else:
-            converted = _other_block(block, same_provider)
+    for block in message["content"]:
+        kind = block["type"]
+        if kind == "text":
+            if block["text"]:
+                blocks.append(_text(block))
+        elif kind == "toolCall":
+            blocks.append(
+                {
+                    "type": "tool_use",
+                    "id": safe_tool_id(block["id"]),
+                    "name": block["name"],
+                    "input": block.get("arguments", {}),
+                }
+            )
+        elif kind == "thinking":
+            converted = _thinking(block, same_provider)
             if converted is not None:
                 blocks.append(converted)
     return blocks
 
 
-def _tool_use(block: ToolCall) -> Json:
-    return {"type": "tool_use", "id": safe_tool_id(block.id), "name": block.name, "input": block.arguments}
+def _thinking(block: MessageData, same_provider: bool) -> Json | None:
+    signature = block.get("thinkingSignature")
+    if same_provider and block.get("redacted") and signature:
+        return {"type": "redacted_thinking", "data": signature}
+    if same_provider and signature:
+        return {"type": "thinking", "thinking": block["thinking"], "signature": signature}
+    return {"type": "text", "text": f"<thinking>\n{block['thinking']}\n</thinking>"} if block["thinking"] else None
 
 
-def _other_block(block: TextContent | ThinkingContent | ToolCall, same_provider: bool) -> Json | None:
-    if isinstance(block, ThinkingContent):
-        if same_provider and block.redacted and block.thinking_signature:
-            return {"type": "redacted_thinking", "data": block.thinking_signature}
-        if same_provider and block.thinking_signature:
-            return {"type": "thinking", "thinking": block.thinking, "signature": block.thinking_signature}
-        return {"type": "text", "text": f"<thinking>\n{block.thinking}\n</thinking>"} if block.thinking else None
-    if isinstance(block, ToolCall):
-        return _tool_use(block)
-    return {"type": "text", "text": block.text} if block.text else None
-
-
-def _tool_result(message: ToolResultMessage) -> Json:
+def _tool_result(message: MessageData) -> Json:
     content: list[JsonValue] = [
-        {"type": "text", "text": b.text or "(empty)"} if type(b) is TextContent else _result_block(b)
-        for b in message.content
+        (_text(b) if b["text"] else {"type": "text", "text": "(empty)"}) if b["type"] == "text" else _image(b)
+        for b in message.get("content", ())
     ] or [{"type": "text", "text": "(no output)"}]
     return {
         "type": "tool_result",
-        "tool_use_id": safe_tool_id(message.tool_call_id),
+        "tool_use_id": safe_tool_id(message["toolCallId"]),
         "content": content,
-        "is_error": message.is_error,
+        "is_error": message.get("isError", False),
     }
-
-
-def _result_block(block: TextContent | ImageContent) -> Json:
-    return _image(block) if isinstance(block, ImageContent) else {"type": "text", "text": block.text or "(empty)"}
 
 
 async def _consume(events: object, emit: Emitter) -> None:

@@ -7,25 +7,18 @@ Also serves any OpenAI-compatible server by base URL (Ollama, vLLM, LM Studio, O
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from pydantic import JsonValue
 
+from prime_jupyter.ai.history import MessageData, messages_data
 from prime_jupyter.ai.models import Model, openai_reasoning_effort
-from prime_jupyter.ai.providers._openai_common import client_for, data_url, result_images, result_text
+from prime_jupyter.ai.providers._openai_common import client_for, data_url
 from prime_jupyter.ai.providers._request import encode_request, response_class, streamed
 from prime_jupyter.ai.providers._sse import drain, iter_sse
-from prime_jupyter.ai.providers._transform import normalize_messages
-from prime_jupyter.ai.types import (
-    AssistantMessage,
-    Context,
-    ImageContent,
-    Message,
-    TextContent,
-    ToolCall,
-    UserMessage,
-)
+from prime_jupyter.ai.providers._transform import normalize_messages, result_images, result_text
+from prime_jupyter.ai.types import Context, Message
 
 if TYPE_CHECKING:
     from prime_jupyter.ai.stream import Emitter, StreamOptions
@@ -111,52 +104,56 @@ def build_request(model: Model, context: Context, options: StreamOptions) -> Jso
     return body
 
 
-def _messages(messages: list[Message]) -> list[JsonValue]:
+def _messages(messages: Sequence[Message]) -> list[JsonValue]:
     out: list[JsonValue] = []
-    pending_images: list[ImageContent] = []
-    for message in normalize_messages(messages):
-        if not isinstance(message, AssistantMessage) and message.role != "toolResult" and pending_images:
+    pending_images: list[MessageData] = []  # images of tool results, sent in a user message after them
+    for message in normalize_messages(messages_data(messages)):
+        role = message["role"]
+        if role == "toolResult":
+            out.append({"role": "tool", "tool_call_id": message["toolCallId"], "content": result_text(message)})
+            pending_images.extend(result_images(message))
+            continue
+        if pending_images:
             out.append(_image_message(pending_images))
             pending_images = []
-        if isinstance(message, UserMessage):
-            out.append({"role": "user", "content": _user_content(message)})
-        elif isinstance(message, AssistantMessage):
-            if pending_images:
-                out.append(_image_message(pending_images))
-                pending_images = []
+        if role == "assistant":
             out.append(_assistant(message))
         else:
-            out.append({"role": "tool", "tool_call_id": message.tool_call_id, "content": result_text(message)})
-            pending_images.extend(result_images(message))
+            out.append({"role": "user", "content": _user_content(message["content"])})
     if pending_images:
         out.append(_image_message(pending_images))
     return out
 
 
-def _image_message(images: list[ImageContent]) -> Json:
+def _image_message(images: list[MessageData]) -> Json:
     parts: list[JsonValue] = [{"type": "text", "text": "Images returned by the tool calls above:"}]
     parts.extend({"type": "image_url", "image_url": {"url": data_url(i)}} for i in images)
     return {"role": "user", "content": parts}
 
 
-def _user_content(message: UserMessage) -> JsonValue:
-    if isinstance(message.content, str):
-        return message.content
+def _user_content(content: str | list[MessageData]) -> JsonValue:
+    if isinstance(content, str):
+        return content
     return [
-        {"type": "image_url", "image_url": {"url": data_url(b)}}
-        if isinstance(b, ImageContent)
-        else {"type": "text", "text": b.text}
-        for b in message.content
+        {"type": "text", "text": b["text"]}
+        if b["type"] == "text"
+        else {"type": "image_url", "image_url": {"url": data_url(b)}}
+        for b in content
     ]
 
 
-def _assistant(message: AssistantMessage) -> Json:
-    text = "".join(b.text for b in message.content if isinstance(b, TextContent))
+def _assistant(message: MessageData) -> Json:
+    content = message["content"]
+    text = "".join(b["text"] for b in content if b["type"] == "text")
     out: Json = {"role": "assistant", "content": text or None}
-    calls = [b for b in message.content if isinstance(b, ToolCall)]
+    calls = [b for b in content if b["type"] == "toolCall"]
     if calls:
         out["tool_calls"] = [
-            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+            {
+                "id": c["id"],
+                "type": "function",
+                "function": {"name": c["name"], "arguments": json.dumps(c.get("arguments", {}))},
+            }
             for c in calls
         ]
     return out

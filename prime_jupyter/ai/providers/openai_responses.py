@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from pydantic import JsonValue
 
+from prime_jupyter.ai.history import MessageData, messages_data
 from prime_jupyter.ai.models import Model, openai_reasoning_effort
-from prime_jupyter.ai.providers._openai_common import client_for, data_url, result_images, result_text
+from prime_jupyter.ai.providers._openai_common import client_for, data_url
 from prime_jupyter.ai.providers._request import encode_request, response_class, streamed
 from prime_jupyter.ai.providers._sse import drain, iter_sse
-from prime_jupyter.ai.providers._transform import normalize_messages
-from prime_jupyter.ai.types import AssistantMessage, Context, ImageContent, Message, TextContent, ToolCall, UserMessage
+from prime_jupyter.ai.providers._transform import normalize_messages, result_images, result_text
+from prime_jupyter.ai.types import Context, Message, TextContent, ToolCall
 
 if TYPE_CHECKING:
     from prime_jupyter.ai.stream import Emitter, StreamOptions
@@ -62,48 +64,50 @@ def build_request(model: Model, context: Context, options: StreamOptions) -> Jso
     return body
 
 
-def _input(messages: list[Message]) -> list[JsonValue]:
+def _input(messages: Sequence[Message]) -> list[JsonValue]:
     items: list[JsonValue] = []
-    for message in normalize_messages(messages):
-        if isinstance(message, UserMessage):
-            items.append({"role": "user", "content": _user_parts(message)})
-        elif isinstance(message, AssistantMessage):
+    for message in normalize_messages(messages_data(messages)):
+        role = message["role"]
+        if role == "assistant":
             items.extend(_assistant_items(message))
-        else:
+        elif role == "toolResult":
             items.append(
-                {"type": "function_call_output", "call_id": message.tool_call_id, "output": result_text(message)}
+                {"type": "function_call_output", "call_id": message["toolCallId"], "output": result_text(message)}
             )
             images = result_images(message)
             if images:
                 parts: list[JsonValue] = [{"type": "input_text", "text": "Images returned by the tool call above:"}]
                 parts.extend({"type": "input_image", "image_url": data_url(i)} for i in images)
                 items.append({"role": "user", "content": parts})
+        else:
+            items.append({"role": "user", "content": _user_parts(message["content"])})
     return items
 
 
-def _user_parts(message: UserMessage) -> list[JsonValue]:
-    if isinstance(message.content, str):
-        return [{"type": "input_text", "text": message.content}]
+def _user_parts(content: str | list[MessageData]) -> list[JsonValue]:
+    if isinstance(content, str):
+        return [{"type": "input_text", "text": content}]
     return [
-        {"type": "input_image", "image_url": data_url(b)}
-        if isinstance(b, ImageContent)
-        else {"type": "input_text", "text": b.text}
-        for b in message.content
+        {"type": "input_text", "text": b["text"]}
+        if b["type"] == "text"
+        else {"type": "input_image", "image_url": data_url(b)}
+        for b in content
     ]
 
 
-def _assistant_items(message: AssistantMessage) -> list[JsonValue]:
+def _assistant_items(message: MessageData) -> list[JsonValue]:
     items: list[JsonValue] = []
-    for block in message.content:
-        if isinstance(block, TextContent) and block.text:
-            items.append({"role": "assistant", "content": [{"type": "output_text", "text": block.text}]})
-        elif isinstance(block, ToolCall):
+    for block in message["content"]:
+        kind = block["type"]
+        if kind == "text" and block["text"]:
+            items.append({"role": "assistant", "content": [{"type": "output_text", "text": block["text"]}]})
+        elif kind == "toolCall":
             items.append(
                 {
                     "type": "function_call",
-                    "call_id": block.id,
-                    "name": block.name,
-                    "arguments": json.dumps(block.arguments),
+                    "call_id": block["id"],
+                    "name": block["name"],
+                    "arguments": json.dumps(block.get("arguments", {})),
                 }
             )
     return items
