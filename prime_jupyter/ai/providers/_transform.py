@@ -50,7 +50,9 @@ def normalize_messages(messages: Iterable[MessageData]) -> Iterator[MessageData]
             cleaned = _clean_assistant(message)
             if cleaned is not None:
                 yield cleaned
-                pending = {block["id"]: block for block in cleaned["content"] if block["type"] == "toolCall"}
+                for block in cleaned["content"]:
+                    if block["type"] == "toolCall":
+                        pending[block["id"]] = block
         else:
             yield message
     yield from _interrupted(pending)
