@@ -61,8 +61,9 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 
-# String values are not interned while parsing: looking each one up in pydantic-core's cache costs
-# about a fifth of the validation time of a transcript, whose strings are nearly all unique.
+# String values are not interned while parsing or validating (keys are): looking each one up in
+# pydantic-core's cache cost about a fifth of validating a transcript, whose strings are nearly all
+# unique, and saved no time when parsing one.
 @functools.cache
 def _entry_adapter() -> TypeAdapter[SessionEntry]:
     """Built on first use (a few ms): a launch that never reads a transcript does not pay for it."""
