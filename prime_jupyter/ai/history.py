@@ -21,7 +21,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from prime_jupyter.ai.types import Message
 
-__all__ = ["History", "MalformedMessageError", "MessageData", "message_data"]
+__all__ = ["History", "MalformedMessageError", "MessageData", "message_data", "messages_data"]
 
 log = logging.getLogger(__name__)
 
