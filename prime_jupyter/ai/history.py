@@ -68,10 +68,6 @@ class History(Sequence[Message]):
         self._models.append(message)
         self._data.append(None)
 
-    def extend(self, messages: Iterable[Message]) -> None:
-        for message in messages:
-            self.append(message)
-
     def append_data(self, data: MessageData) -> None:
         """Add a message by its JSON form (a `user`, `assistant` or `toolResult` role); validated when read."""
         self._models.append(None)

@@ -30,6 +30,7 @@ from prime_jupyter.sessions.entries import (
     ModelChangeEntry,
     RawEntry,
     ThinkingLevelChangeEntry,
+    id_of,
 )
 
 __all__ = [
@@ -215,7 +216,6 @@ def _model_of(source: AssistantMessage | MessageData | ModelChangeEntry | None) 
 def _index_of(path: Sequence[AnyEntry | RawEntry], entry_id: str, stop: int) -> int:
     """Index of `entry_id` in `path[:stop]`, or `stop` when it is not there (nothing kept)."""
     for index in range(stop):
-        item = path[index]
-        if (item["id"] if type(item) is dict else item.id) == entry_id:  # type: ignore[union-attr]
+        if id_of(path[index]) == entry_id:
             return index
     return stop

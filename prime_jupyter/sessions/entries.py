@@ -57,7 +57,9 @@ __all__ = [
     "SessionInfoEntry",
     "ThinkingLevelChangeEntry",
     "UnknownEntry",
+    "id_of",
     "iso_now",
+    "parent_id_of",
 ]
 
 CURRENT_VERSION = 3
@@ -261,3 +263,13 @@ Its envelope (`id`, `parentId`, `timestamp`) has been checked and its message ha
 provider message. The tree turns it into a `MessageEntry` when someone asks for the entry; the
 context reads its message as data (`ai.history`). Never changed in place.
 """
+
+
+def id_of(entry: AnyEntry | RawEntry) -> str:
+    """The id of a loaded entry, whether still raw data or not."""
+    return entry["id"] if isinstance(entry, dict) else entry.id
+
+
+def parent_id_of(entry: AnyEntry | RawEntry) -> str | None:
+    """The parent id of a loaded entry, whether still raw data or not."""
+    return entry["parentId"] if isinstance(entry, dict) else entry.parent_id

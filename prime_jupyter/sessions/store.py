@@ -45,6 +45,7 @@ from prime_jupyter.sessions.entries import (
     SessionEntry,
     SessionHeader,
     UnknownEntry,
+    id_of,
 )
 
 __all__ = [
@@ -189,13 +190,13 @@ def _parse_entries(lines: Iterable[bytes], loaded: LoadedTranscript, on_entry: O
                 if salvaged is None:
                     continue
                 entry, opaque = salvaged, True
-        entry_id = entry["id"] if type(entry) is dict else entry.id  # type: ignore[union-attr]
-        if entry_id in positions:
-            warnings.append(f"line {number}: duplicate entry id {entry_id!r} skipped")
+        key = id_of(entry)
+        if key in positions:
+            warnings.append(f"line {number}: duplicate entry id {key!r} skipped")
             continue
         if opaque:
             unknown_types[entry.type] += 1  # type: ignore[union-attr]
-        positions[entry_id] = len(entries)
+        positions[key] = len(entries)
         entries.append(entry)
         if on_entry is not None:
             on_entry(entry, entries)

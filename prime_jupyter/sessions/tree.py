@@ -13,7 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from prime_jupyter.sessions.entries import AnyEntry, LabelEntry, RawEntry, SessionInfoEntry
+from prime_jupyter.sessions.entries import (
+    AnyEntry,
+    LabelEntry,
+    RawEntry,
+    SessionInfoEntry,
+    id_of,
+    parent_id_of,
+)
 from prime_jupyter.sessions.ids import new_entry_id
 from prime_jupyter.sessions.store import entry_from_data
 
@@ -36,7 +43,7 @@ class SessionTree:
         """Index `entries`; `positions` (each entry's index by id, which the loader has) is taken over."""
         self._items: list[AnyEntry | RawEntry] = list(entries)
         self._position = (
-            positions if positions is not None else {_id_of(item): pos for pos, item in enumerate(self._items)}
+            positions if positions is not None else {id_of(item): pos for pos, item in enumerate(self._items)}
         )
         self._parents: list[int] | None = None  # built on the first walk
         self._children: dict[str | None, list[int]] | None = None
@@ -102,7 +109,7 @@ class SessionTree:
 
     def last_id(self) -> str | None:
         """The id of the last entry in file order."""
-        return _id_of(self._items[-1]) if self._items else None
+        return id_of(self._items[-1]) if self._items else None
 
     def get(self, entry_id: str) -> AnyEntry | None:
         pos = self._position.get(entry_id)
@@ -113,7 +120,7 @@ class SessionTree:
         if self._children is None:
             self._children = {}
             for pos, item in enumerate(self._items):
-                self._children.setdefault(_parent_id_of(item), []).append(pos)
+                self._children.setdefault(parent_id_of(item), []).append(pos)
         return [self._entry(pos) for pos in self._children.get(entry_id, ())]
 
     def path_to(self, entry_id: str | None) -> list[AnyEntry]:
@@ -150,11 +157,11 @@ class SessionTree:
         if self._parents is None:
             find = self._position.get
             self._parents = [
-                _NO_PARENT if (p := _parent_id_of(item)) is None else find(p, _NO_PARENT) for item in self._items
+                _NO_PARENT if (p := parent_id_of(item)) is None else find(p, _NO_PARENT) for item in self._items
             ]
         parent = self._parents[pos]
         if parent == _NO_PARENT:  # a root, or a parent that was missing when this entry was indexed
-            parent_id = _parent_id_of(self._items[pos])
+            parent_id = parent_id_of(self._items[pos])
             if parent_id is not None:
                 return self._position.get(parent_id, _NO_PARENT)
         return parent
@@ -170,11 +177,3 @@ class SessionTree:
     def new_id(self) -> str:
         """A fresh entry id, unique within this tree."""
         return new_entry_id(self._position)
-
-
-def _id_of(item: AnyEntry | RawEntry) -> str:
-    return item["id"] if type(item) is dict else item.id  # type: ignore[union-attr]
-
-
-def _parent_id_of(item: AnyEntry | RawEntry) -> str | None:
-    return item["parentId"] if type(item) is dict else item.parent_id  # type: ignore[union-attr]

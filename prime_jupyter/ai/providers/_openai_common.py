@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
     from prime_jupyter.ai.stream import StreamOptions
 
-__all__ = ["client_for", "data_url"]
+__all__ = ["client_for", "data_url", "result_images", "result_text"]
 
 
 def client_for(options: StreamOptions) -> openai.AsyncOpenAI:
@@ -36,3 +36,16 @@ def client_for(options: StreamOptions) -> openai.AsyncOpenAI:
 def data_url(image: MessageData) -> str:
     """An image block as a `data:` URL."""
     return f"data:{image['mimeType']};base64,{image['data']}"
+
+
+def result_text(message: MessageData) -> str:
+    """A tool result's text for APIs whose tool output is a string."""
+    content = message.get("content", ())
+    text = "\n".join(block["text"] for block in content if block["type"] == "text")
+    if not text and any(block["type"] == "image" for block in content):
+        return "(see the attached image)"
+    return text or "(no output)"
+
+
+def result_images(message: MessageData) -> list[MessageData]:
+    return [block for block in message.get("content", ()) if block["type"] == "image"]

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 
 from prime_jupyter.ai.history import MessageData
 
-__all__ = ["INTERRUPTED_RESULT", "normalize_messages", "result_images", "result_text", "safe_tool_id"]
+__all__ = ["INTERRUPTED_RESULT", "normalize_messages", "safe_tool_id"]
 
 INTERRUPTED_RESULT = "No result: the tool call was interrupted before it finished."
 _UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
@@ -84,16 +84,3 @@ def _interrupted(pending: dict[str, MessageData]) -> list[MessageData]:
     ]
     pending.clear()
     return results
-
-
-def result_text(message: MessageData) -> str:
-    """A tool result's text for APIs whose tool output is a string."""
-    content = message.get("content", ())
-    text = "\n".join(block["text"] for block in content if block["type"] == "text")
-    if not text and any(block["type"] == "image" for block in content):
-        return "(see the attached image)"
-    return text or "(no output)"
-
-
-def result_images(message: MessageData) -> list[MessageData]:
-    return [block for block in message.get("content", ()) if block["type"] == "image"]

@@ -10,10 +10,10 @@ from pydantic import JsonValue
 
 from prime_jupyter.ai.history import MessageData, messages_data
 from prime_jupyter.ai.models import Model, openai_reasoning_effort
-from prime_jupyter.ai.providers._openai_common import client_for, data_url
+from prime_jupyter.ai.providers._openai_common import client_for, data_url, result_images, result_text
 from prime_jupyter.ai.providers._request import encode_request, response_class, streamed
 from prime_jupyter.ai.providers._sse import drain, iter_sse
-from prime_jupyter.ai.providers._transform import normalize_messages, result_images, result_text
+from prime_jupyter.ai.providers._transform import normalize_messages
 from prime_jupyter.ai.types import Context, Message, TextContent, ToolCall
 
 if TYPE_CHECKING:
