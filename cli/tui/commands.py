@@ -1,0 +1,134 @@
+"""The slash commands: their names, what they do, and how each one runs on the chat screen.
+
+Commands run in a worker of the chat screen, so a picker can be awaited (`push_screen_wait`). Errors the
+connection raises for a command (`PrimeError`, a refused value) become a notice, never a crash.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal, cast
+
+from prime_jupyter.errors import PrimeError
+from prime_jupyter.protocol.common import ModelRef
+
+from .screens.help import HelpScreen
+from .screens.model_picker import ModelChoice, ModelPicker
+from .screens.session_picker import SessionPicker
+from .widgets.message import Notice
+
+if TYPE_CHECKING:
+    from prime_jupyter.connection.base import AgentConnection
+
+    from .screens.chat import ChatScreen
+
+__all__ = ["COMMANDS", "resolve", "run_command"]
+
+COMMANDS: tuple[tuple[str, str], ...] = (
+    ("model", "pick a model, or /model provider/id"),
+    ("thinking", "set the thinking level, e.g. /thinking high (Shift+Tab cycles)"),
+    ("new", "start a new session"),
+    ("resume", "open another session"),
+    ("name", "name this session: /name NAME"),
+    ("compact", "summarise the conversation to free context: /compact [instructions]"),
+    ("export", "write the session to a file: /export [html|jsonl]"),
+    ("session", "this session's id, file, tokens and cost"),
+    ("help", "commands and keys"),
+    ("quit", "leave (an attached session keeps running in its server)"),
+)
+
+
+def resolve(word: str, names: list[str]) -> str | None:
+    """The command `word` names: itself, or the only command it is a prefix of."""
+    if word in names:
+        return word
+    matches = [name for name in names if name.startswith(word)]
+    return matches[0] if len(matches) == 1 else None
+
+
+async def run_command(chat: ChatScreen, name: str, arg: str) -> None:
+    connection = chat.connection
+    if name == "help":
+        await chat.app.push_screen_wait(HelpScreen(chat.commands()))
+        return
+    if name == "quit":
+        chat.app.exit()
+        return
+    if connection is None:
+        chat.notify("Still connecting to the session…", severity="warning")
+        return
+    try:
+        await _run(chat, connection, name, arg)
+    except (PrimeError, ValueError) as exc:
+        await chat.conversation.add(Notice(f"/{name}: {exc}", "error"))
+    await chat.refresh_footer()
+
+
+async def _run(chat: ChatScreen, connection: AgentConnection, name: str, arg: str) -> None:
+    if name == "model":
+        await _model(chat, connection, arg)
+    elif name == "thinking":
+        await _thinking(chat, connection, arg)
+    elif name == "new":
+        await connection.new_session()
+    elif name == "resume":
+        sessions = (await connection.list_sessions("all")).sessions
+        state = await connection.get_state()
+        chosen = await chat.app.push_screen_wait(SessionPicker(sessions, state.session_id))
+        if chosen is not None and chosen != state.session_id:
+            await connection.switch_session(chosen)
+    elif name == "name":
+        if not arg:
+            raise ValueError("give the name: /name my analysis")
+        await connection.rename_session(arg)
+    elif name == "compact":
+        result = await connection.compact(arg or None)
+        if not result.compacted:
+            await chat.conversation.add(Notice("Nothing to compact yet."))
+    elif name == "export":
+        fmt = cast(Literal["html", "jsonl"], arg or "html")
+        if fmt not in ("html", "jsonl"):
+            raise ValueError("the format is html or jsonl")
+        exported = await connection.export(fmt)
+        await chat.conversation.add(Notice(f"Exported to {exported.path}"))
+    elif name == "session":
+        await chat.conversation.add(Notice(await _session_text(connection)))
+
+
+async def _model(chat: ChatScreen, connection: AgentConnection, arg: str) -> None:
+    models = await connection.get_available_models()
+    if arg and "/" in arg:
+        provider, _, model_id = arg.partition("/")
+        await connection.set_model(provider, model_id)
+        return
+    choices: list[ModelChoice] = [(ModelRef(provider=m.provider, id=m.id), m.name, m.available) for m in models.models]
+    picked = await chat.app.push_screen_wait(ModelPicker(choices, models.current, arg))
+    if picked is not None:
+        await connection.set_model(picked.provider, picked.id)
+
+
+async def _thinking(chat: ChatScreen, connection: AgentConnection, arg: str) -> None:
+    state = await connection.get_state()
+    levels = state.available_thinking_levels or ["off"]
+    if not arg:
+        at = levels.index(state.thinking_level) if state.thinking_level in levels else -1
+        level = levels[(at + 1) % len(levels)]
+    elif arg in levels:
+        level = arg
+    else:
+        raise ValueError(f"this model's levels are {', '.join(levels)}")
+    await connection.set_thinking_level(level)
+
+
+async def _session_text(connection: AgentConnection) -> str:
+    state = await connection.get_state()
+    lines = [f"Session {state.session_id}", f"File: {state.session_file or '(not saved)'}", f"Directory: {state.cwd}"]
+    if state.session_name:
+        lines.insert(1, f"Name: {state.session_name}")
+    lines.append(f"Messages: {state.message_count}")
+    if state.usage is not None:
+        usage = state.usage
+        lines.append(
+            f"Tokens: {usage.input:,} in, {usage.output:,} out, {usage.cache_read:,} cache read; "
+            f"cost ${usage.cost.total:.4f}"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,311 @@
+"""The chat: conversation, queue, command menu, editor and footer, on one `AgentConnection`.
+
+The screen paints before the connection exists: the connection is opened in a worker after the first
+paint, and prompts sent meanwhile wait for it. Connection events arrive through the listener into a
+queue that one worker drains in order (a burst of streamed deltas is drawn once); the feed draws them,
+the footer is refreshed from `get_state()` when a run or the model changes, and questions open the
+question dialog (one at a time, closed here when they are settled anywhere).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.message import Message
+from textual.notifications import SeverityLevel
+from textual.screen import Screen
+from textual.widget import MountError
+from textual.widgets import TextArea
+
+from prime_jupyter.connection.base import AgentConnection
+from prime_jupyter.connection.types import (
+    ClientNotice,
+    ClientSetEditorText,
+    Closed,
+    ConnectionEvent,
+    ConnectionStatus,
+    SessionEventReceived,
+    SessionReplaced,
+)
+from prime_jupyter.errors import PrimeError
+from prime_jupyter.protocol.events import Notify, QuestionAsked, QuestionResolved, SessionEvent
+from prime_jupyter.protocol.questions import Question
+
+from ..commands import COMMANDS, resolve, run_command
+from ..connect import Connector
+from ..feed import Feed, coalesce
+from ..widgets.command_menu import CommandMenu
+from ..widgets.conversation import Conversation
+from ..widgets.editor import PromptEditor
+from ..widgets.message import Notice
+from ..widgets.queue_view import QueueView
+from ..widgets.status_footer import FooterInfo, StatusFooter
+from .question import DialogResult, QuestionDialog
+
+__all__ = ["ChatScreen"]
+
+_FOOTER_EVENTS = frozenset(
+    {"agent_start", "agent_end", "message_end", "model_changed", "thinking_level_changed", "session_info_changed",
+     "compaction_end", "tool_execution_start", "tool_execution_end"}
+)  # fmt: skip
+
+
+_SEVERITY: dict[str, SeverityLevel] = {"info": "information", "warning": "warning", "error": "error"}
+
+
+class ChatScreen(Screen[None]):
+    AUTO_FOCUS = "#editor"
+    BINDINGS = [
+        Binding("escape", "escape", "abort", show=False),
+        Binding("shift+tab", "cycle_thinking", "thinking", show=False, priority=True),
+        Binding("ctrl+o", "expand_all", "expand output", show=False),
+        Binding("ctrl+l", "command('model')", "model", show=False),
+        Binding("ctrl+d", "quit_if_empty", "quit", show=False),
+    ]
+
+    class Connected(Message):
+        """The connection is open (the app keeps it, to close it at exit)."""
+
+        def __init__(self, connection: AgentConnection) -> None:
+            super().__init__()
+            self.connection = connection
+
+    class ConnectFailed(Message):
+        def __init__(self, error: str) -> None:
+            super().__init__()
+            self.error = error
+
+    def __init__(self, connect: Connector, cwd_label: str, initial_prompt: str | None = None) -> None:
+        super().__init__()
+        self._connect = connect
+        self._cwd_label = cwd_label
+        self.connection: AgentConnection | None = None
+        self._waiting: list[tuple[str, str]] = [("send", initial_prompt)] if initial_prompt else []
+        self._events: asyncio.Queue[ConnectionEvent] = asyncio.Queue()
+        self._questions: list[Question] = []
+        self._dialog: QuestionDialog | None = None
+        self._expanded = False
+        self._link = "connected"
+        self._unsubscribe: Callable[[], None] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Conversation(id="conversation")
+        yield QueueView(id="queue")
+        yield CommandMenu(id="commands")
+        yield PromptEditor(id="editor")
+        yield StatusFooter(self._cwd_label, id="footer")
+
+    def on_mount(self) -> None:
+        self.conversation = self.query_one(Conversation)
+        self.editor = self.query_one(PromptEditor)
+        self.menu = self.query_one(CommandMenu)
+        self.footer = self.query_one(StatusFooter)
+        self.feed = Feed(self.conversation, self.query_one(QueueView))
+        self.call_after_refresh(self._open)
+
+    def on_unmount(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+
+    def commands(self) -> list[tuple[str, str]]:
+        return list(COMMANDS)
+
+    # --- the connection -------------------------------------------------------------------------
+
+    @work(group="connect")
+    async def _open(self) -> None:
+        try:
+            connection = await self._connect()
+        except PrimeError as exc:
+            self.post_message(self.ConnectFailed(str(exc)))
+            return
+        self.connection = connection
+        self.post_message(self.Connected(connection))
+        self._unsubscribe = connection.subscribe(self._events.put_nowait)
+        await self.feed.load(await connection.get_snapshot())
+        for question in (await connection.get_snapshot()).pending_questions:
+            self._ask(question)
+        await self.refresh_footer()
+        self._pump()
+        waiting, self._waiting = self._waiting, []
+        for behavior, text in waiting:
+            await self._send(text, behavior)
+
+    @work(group="events")
+    async def _pump(self) -> None:
+        try:
+            await self._drain()
+        except MountError:
+            return  # the app quit while a widget was being mounted: its DOM is going away
+
+    async def _drain(self) -> None:
+        while True:
+            batch = [await self._events.get()]
+            while not self._events.empty():
+                batch.append(self._events.get_nowait())
+            session_events = [e.event for e in batch if isinstance(e, SessionEventReceived)]
+            if len(session_events) == len(batch):
+                for event in coalesce(session_events):
+                    await self._session_event(event)
+            else:
+                for item in batch:
+                    await self._connection_event(item)
+
+    async def _connection_event(self, item: ConnectionEvent) -> None:
+        if isinstance(item, SessionEventReceived):
+            await self._session_event(item.event)
+        elif isinstance(item, SessionReplaced):
+            await self.feed.load(item.snapshot)
+            for question in item.snapshot.pending_questions:
+                self._ask(question)
+            await self.refresh_footer()
+        elif isinstance(item, ClientSetEditorText):
+            self.editor.set_prompt(item.text)
+        elif isinstance(item, ClientNotice):
+            self.notify(item.message, severity=_SEVERITY[item.level])
+        elif isinstance(item, ConnectionStatus):
+            self._link = item.status
+            await self.refresh_footer()
+        elif isinstance(item, Closed):
+            await self.conversation.add(Notice(f"Disconnected: {item.error or 'the connection closed'}", "error"))
+
+    async def _session_event(self, event: SessionEvent) -> None:
+        await self.feed.apply(event)
+        if isinstance(event, QuestionAsked):
+            self._ask(event.question)
+        elif isinstance(event, QuestionResolved):
+            self._settled(event.id)
+        elif isinstance(event, Notify):
+            self.notify(event.message, severity=_SEVERITY[event.level])
+        if event.type in _FOOTER_EVENTS:
+            await self.refresh_footer()
+
+    async def refresh_footer(self) -> None:
+        if self.connection is None:
+            return
+        state = await self.connection.get_state()
+        usage = state.usage
+        self.footer.show(
+            FooterInfo(
+                session_name=state.session_name,
+                model=f"{state.model.provider}/{state.model.id}" if state.model else None,
+                thinking=state.thinking_level,
+                input_tokens=usage.input if usage else 0,
+                output_tokens=usage.output if usage else 0,
+                cache_read=usage.cache_read if usage else 0,
+                cost=usage.cost.total if usage else 0.0,
+                context_tokens=state.context_tokens,
+                context_window=state.context_window,
+                kernel_state=getattr(state, "kernel_state", None),
+                running=self.feed.running,
+                link=self._link,
+            )
+        )
+
+    # --- questions ------------------------------------------------------------------------------
+
+    def _ask(self, question: Question) -> None:
+        if all(q.id != question.id for q in self._questions):
+            self._questions.append(question)
+        self._show_question()
+
+    def _show_question(self) -> None:
+        if self._dialog is not None or not self._questions:
+            return
+        question = self._questions[0]
+        self._dialog = QuestionDialog(question)
+        self.app.bell()
+        self.app.push_screen(self._dialog, lambda result: self._answered(question, result))
+
+    def _answered(self, question: Question, result: DialogResult | None) -> None:
+        self._dialog = None
+        self._questions = [q for q in self._questions if q.id != question.id]
+        if result is not None and result.send and self.connection is not None:
+            self._answer(question.id, result)
+        self._show_question()
+
+    @work(group="answers")
+    async def _answer(self, question_id: str, result: DialogResult) -> None:
+        if self.connection is not None:
+            await self.connection.answer_question(question_id, result.answer)
+
+    def _settled(self, question_id: str) -> None:
+        if self._dialog is not None and self._dialog.question.id == question_id:
+            self._dialog.close_settled()
+        else:
+            self._questions = [q for q in self._questions if q.id != question_id]
+
+    # --- the editor -----------------------------------------------------------------------------
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self.editor.menu_open = self.menu.show_matches(self.commands(), self.editor.text)
+
+    def on_prompt_editor_menu_key(self, event: PromptEditor.MenuKey) -> None:
+        if event.key == "tab":
+            chosen = self.menu.chosen()
+            if chosen:
+                self.editor.set_prompt(f"/{chosen} ")
+        else:
+            self.menu.move(1 if event.key == "down" else -1)
+
+    async def on_prompt_editor_submitted(self, event: PromptEditor.Submitted) -> None:
+        text = event.text.strip()
+        if text.startswith("/") and "\n" not in text:
+            word, _, arg = text[1:].partition(" ")
+            name = resolve(word, [n for n, _ in self.commands()])
+            if name is not None:
+                self._command(name, arg.strip())
+                return
+        behavior = "follow_up" if event.behavior == "follow_up" else "send"
+        if self.connection is None:
+            self._waiting.append((behavior, event.text))
+            return
+        await self._send(event.text, behavior)
+
+    async def _send(self, text: str, behavior: str) -> None:
+        assert self.connection is not None
+        try:
+            if not self.feed.running:
+                await self.connection.prompt(text)
+            elif behavior == "follow_up":
+                await self.connection.follow_up(text)
+            else:
+                await self.connection.steer(text)
+        except PrimeError as exc:
+            await self.conversation.add(Notice(f"Not sent: {exc}", "error"))
+
+    @work(group="command")
+    async def _command(self, name: str, arg: str) -> None:
+        await run_command(self, name, arg)
+
+    # --- actions --------------------------------------------------------------------------------
+
+    def action_escape(self) -> None:
+        if self.menu.display:
+            self.menu.display = False
+            self.editor.menu_open = False
+        elif self.feed.running and self.connection is not None:
+            self._abort()
+
+    @work(group="abort")
+    async def _abort(self) -> None:
+        if self.connection is not None:
+            await self.connection.abort()
+
+    def action_cycle_thinking(self) -> None:
+        self._command("thinking", "")
+
+    def action_expand_all(self) -> None:
+        self._expanded = not self._expanded
+        self.conversation.set_expanded(self._expanded)
+
+    def action_command(self, name: str) -> None:
+        self._command(name, "")
+
+    def action_quit_if_empty(self) -> None:
+        if not self.editor.text:
+            self.app.exit()

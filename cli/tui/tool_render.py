@@ -1,0 +1,169 @@
+"""What a tool card shows, as Rich renderables: pure functions of a tool's arguments and result.
+
+`ipython`: the code highlighted, then its outputs in the order the kernel sent them (stdout, stderr in
+red, `text/plain` of results and displays, an image as a placeholder with its type, size and pixel size,
+a traceback without colour codes and separator lines). `bash`: the command and its output. Any other
+tool: its arguments and the text of its result. Long output shows its last lines until expanded.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pydantic import JsonValue
+from rich.console import Group, RenderableType
+from rich.syntax import Syntax
+from rich.text import Text
+
+from prime_jupyter.ai.types import ImageContent, TextContent
+
+__all__ = ["PREVIEW_LINES", "ToolView", "render_tool", "summary_of"]
+
+PREVIEW_LINES = 8
+"""Lines of output a collapsed card shows (its last ones: errors and results come at the end)."""
+_CODE_PREVIEW_LINES = 20
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+_SEPARATOR = re.compile(r"^-{20,}\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolView:
+    """One tool call as a card draws it."""
+
+    name: str
+    args: dict[str, JsonValue]
+    content: Sequence[TextContent | ImageContent] = ()
+    details: JsonValue = None
+    status: str = "pending"
+    """`pending` (arguments streaming), `running`, `done` or `error`."""
+
+
+def summary_of(view: ToolView) -> str:
+    """The card's header line after the tool's name: the first line of its code or command."""
+    key = {"ipython": "code", "bash": "command"}.get(view.name)
+    value = view.args.get(key) if key else next((v for v in view.args.values() if isinstance(v, str)), None)
+    first = value.strip().splitlines()[0] if isinstance(value, str) and value.strip() else ""
+    return first if len(first) <= 80 else first[:79] + "…"
+
+
+def render_tool(view: ToolView, expanded: bool) -> RenderableType:
+    """The card's body: input, then output (its last `PREVIEW_LINES` lines unless `expanded`)."""
+    parts: list[RenderableType] = []
+    if view.name == "ipython":
+        code = view.args.get("code")
+        if isinstance(code, str) and code:
+            parts.append(_code(code, "bash" if code.startswith("%%bash") else "python", expanded))
+        output = _ipython_output(view)
+    elif view.name == "bash":
+        command = view.args.get("command")
+        if isinstance(command, str) and command:
+            parts.append(_code(command, "bash", expanded))
+        output = _plain_output(view)
+    else:
+        if view.args:
+            parts.append(Text(json.dumps(view.args, indent=2, ensure_ascii=False), style="dim"))
+        output = _plain_output(view)
+    if output.plain.strip():
+        parts.append(_preview(output, expanded))
+    return Group(*parts)
+
+
+def _code(code: str, lexer: str, expanded: bool) -> RenderableType:
+    lines = code.rstrip("\n").split("\n")
+    if not expanded and len(lines) > _CODE_PREVIEW_LINES:
+        hidden = len(lines) - _CODE_PREVIEW_LINES
+        code = "\n".join(lines[:_CODE_PREVIEW_LINES])
+        more = Text(f"… {hidden} more lines of code", style="dim italic")
+        return Group(Syntax(code, lexer, theme="ansi_dark", background_color="default", word_wrap=True), more)
+    return Syntax(code.rstrip("\n"), lexer, theme="ansi_dark", background_color="default", word_wrap=True)
+
+
+def _preview(output: Text, expanded: bool) -> Text:
+    lines = output.split("\n", allow_blank=True)
+    while lines and not lines[-1].plain.strip():
+        lines.pop()
+    if expanded or len(lines) <= PREVIEW_LINES:
+        return Text("\n").join(lines)
+    hidden = len(lines) - PREVIEW_LINES
+    note = Text(f"… {hidden} earlier lines (ctrl+o to expand)", style="dim italic")
+    return Text("\n").join([note, *lines[-PREVIEW_LINES:]])
+
+
+def _plain_output(view: ToolView) -> Text:
+    style = "red" if view.status == "error" else ""
+    texts = [block.text for block in view.content if isinstance(block, TextContent)]
+    images = [_image_note(block.mime_type, block.data) for block in view.content if isinstance(block, ImageContent)]
+    return Text(_strip_ansi("\n".join(texts + images)), style=style)
+
+
+def _ipython_output(view: ToolView) -> Text:
+    details = view.details if isinstance(view.details, dict) else {}
+    outputs = details.get("outputs")
+    if not isinstance(outputs, list):
+        return _plain_output(view)  # a kernel that failed to start, or a transcript without details
+    text = Text()
+    for output in outputs:
+        if isinstance(output, dict):
+            _append_output(text, output)
+    return text
+
+
+def _append_output(text: Text, output: dict[str, JsonValue]) -> None:
+    kind = output.get("output_type")
+    if kind == "stream":
+        body = output.get("text")
+        if isinstance(body, str):
+            text.append(_strip_ansi(body), style="red" if output.get("name") == "stderr" else "")
+    elif kind in ("execute_result", "display_data"):
+        data = output.get("data")
+        if isinstance(data, dict):
+            _append_bundle(text, data, output.get("execution_count"))
+    elif kind == "error":
+        traceback = output.get("traceback")
+        lines = [line for line in traceback if isinstance(line, str)] if isinstance(traceback, list) else []
+        if not lines:
+            lines = [f"{output.get('ename', 'Error')}: {output.get('evalue', '')}"]
+        cleaned = [line for line in _strip_ansi("\n".join(lines)).split("\n") if not _SEPARATOR.match(line)]
+        _newline(text)
+        text.append("\n".join(cleaned).strip("\n") + "\n", style="red")
+
+
+def _append_bundle(text: Text, data: dict[str, JsonValue], count: JsonValue) -> None:
+    images = [mime for mime in data if mime.startswith("image/")]
+    plain = data.get("text/plain")
+    _newline(text)
+    for mime in images:
+        value = data[mime]
+        text.append(_image_note(mime, value if isinstance(value, str) else "") + "\n", style="cyan")
+    if isinstance(plain, str) and not (images and plain.startswith("<Figure")):
+        prefix = f"Out[{count}]: " if isinstance(count, int) else ""
+        text.append(prefix, style="dim")
+        text.append(_strip_ansi(plain) + "\n")
+
+
+def _newline(text: Text) -> None:
+    if text.plain and not text.plain.endswith("\n"):
+        text.append("\n")
+
+
+def _image_note(mime: str, data: str) -> str:
+    """`[image/png 640x480, 12 KB]`: what a terminal without a graphics protocol shows for an image."""
+    try:
+        raw = base64.b64decode(data[: 4 * ((len(data) + 3) // 4)], validate=False)
+    except ValueError:
+        raw = b""
+    size = f"{max(1, len(raw) // 1024)} KB" if raw else "empty"
+    dims = ""
+    if raw[:8] == b"\x89PNG\r\n\x1a\n" and len(raw) >= 24:
+        width, height = struct.unpack(">II", raw[16:24])
+        dims = f" {width}x{height},"
+    return f"[{mime}{dims} {size}]"
+
+
+def _strip_ansi(text: str) -> str:
+    return _ANSI.sub("", text)

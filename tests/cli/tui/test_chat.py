@@ -1,0 +1,132 @@
+"""The chat, driven by Pilot against a real in-process session on the scripted LLM server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from prime_jupyter.cli.tui.widgets.editor import PromptEditor
+from prime_jupyter.cli.tui.widgets.message import Notice, UserMessageView
+from prime_jupyter.cli.tui.widgets.queue_view import QueueView
+from prime_jupyter.cli.tui.widgets.tool_card import ToolCard
+from tui_kit import SIZE, answers, app_on, card_text, local_connection, until
+
+from prime_jupyter.connection.in_process import InProcessAgentConnection
+from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
+
+
+def sent(llm: ScriptedLLMServer, index: int) -> str:
+    return json.dumps(llm.requests[index].body)
+
+
+@pytest.mark.asyncio
+async def test_a_prompt_streams_its_answer(connection: InProcessAgentConnection, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="The answer is **42**.", chunks=6)]))
+    app = app_on(connection)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"what is it?", "enter")
+        await until(pilot, lambda: "The answer is **42**." in answers(app))
+        assert [str(u.content) for u in app.screen.query(UserMessageView)] == ["what is it?"]
+        assert app.screen.query_one(PromptEditor).text == ""
+
+
+@pytest.mark.asyncio
+async def test_the_first_prompt_can_be_typed_before_the_session_is_open(
+    connection: InProcessAgentConnection, llm: ScriptedLLMServer
+) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="from the command line")]))
+    app = app_on(connection, prompt="hello from argv")
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: "from the command line" in answers(app))
+        assert "hello from argv" in sent(llm, 0)
+
+
+@pytest.mark.asyncio
+async def test_an_ipython_card_shows_output_and_a_clean_traceback(home: Path, llm: ScriptedLLMServer) -> None:
+    code = "print('hello from the kernel')\n{'a': 1}\n"
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="ipython", id="call-1", arguments={"code": code + "1/0"})]),
+        ScriptedTurn(blocks=[Text(text="It failed.")]),
+    )
+    connection = local_connection(home, tools=["ipython"])
+    try:
+        app = app_on(connection)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press(*"run it", "enter")
+            await until(pilot, lambda: "It failed." in answers(app), within=60)
+            card = app.screen.query_one(ToolCard)
+            shown = card_text(card)
+            assert card.call_id == "call-1" and card.view.status == "error"
+            assert "print('hello from the kernel')" in shown and "hello from the kernel\n" in shown
+            assert "ZeroDivisionError" in shown and "\x1b[" not in shown and "-" * 20 not in shown
+    finally:
+        await connection.dispose()
+
+
+@pytest.mark.asyncio
+async def test_long_output_is_collapsed_until_expanded(
+    connection: InProcessAgentConnection, llm: ScriptedLLMServer
+) -> None:
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="bash", arguments={"command": "seq 1 30"})]),
+        ScriptedTurn(blocks=[Text(text="Counted.")]),
+    )
+    app = app_on(connection)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"count", "enter")
+        await until(pilot, lambda: "Counted." in answers(app))
+        card = app.screen.query_one(ToolCard)
+        assert "22 earlier lines" in card_text(card) and "\n30\n" in card_text(card)
+        await pilot.press("ctrl+o")
+        assert card.expanded and "\n1\n" in card_text(card) and "earlier lines" not in card_text(card)
+
+
+@pytest.mark.asyncio
+async def test_enter_steers_and_alt_enter_queues_a_follow_up(
+    connection: InProcessAgentConnection, llm: ScriptedLLMServer
+) -> None:
+    llm.enqueue(
+        ScriptedTurn(blocks=[Text(text="slow " * 100, chunks=100)], chunk_delay_s=0.05),
+        ScriptedTurn(blocks=[Text(text="steered answer")]),
+        ScriptedTurn(blocks=[Text(text="follow-up answer")]),
+    )
+    app = app_on(connection)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"start", "enter")
+        await until(pilot, lambda: "slow" in answers(app))
+        await pilot.press(*"left", "enter", *"more", "alt+enter")
+        queue = app.screen.query_one(QueueView)
+        await until(pilot, lambda: str(queue.content) == "steer: left\nfollow-up: more")
+        await until(pilot, lambda: "follow-up answer" in answers(app), within=30)
+        assert "left" in sent(llm, 1) and "more" not in sent(llm, 1)
+        assert "more" in sent(llm, 2)
+        await until(pilot, lambda: not queue.display)
+
+
+@pytest.mark.asyncio
+async def test_escape_aborts_the_run(connection: InProcessAgentConnection, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="word " * 200, chunks=200)], chunk_delay_s=0.05))
+    app = app_on(connection)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"go on forever", "enter")
+        await until(pilot, lambda: "word" in answers(app))
+        await pilot.press("escape")
+        await until(pilot, lambda: any("Aborted" in str(n.content) for n in app.screen.query(Notice)))
+        state = await connection.get_state()
+        assert not state.is_streaming
+
+
+@pytest.mark.asyncio
+async def test_history_and_multi_line_prompts(connection: InProcessAgentConnection, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="one")]), ScriptedTurn(blocks=[Text(text="two")]))
+    app = app_on(connection)
+    async with app.run_test(size=SIZE) as pilot:
+        editor = app.screen.query_one(PromptEditor)
+        await pilot.press(*"line one", "ctrl+j", *"line two", "enter")
+        await until(pilot, lambda: "one" in answers(app))
+        assert "line one\\nline two" in sent(llm, 0)
+        await pilot.press("up")
+        assert editor.text == "line one\nline two"
+        await pilot.press("down", "down")
+        assert editor.text == ""
