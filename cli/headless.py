@@ -91,12 +91,10 @@ async def run_headless(
     text: str,
     images: list[ImageContent],
     json_mode: bool,
-    header: dict[str, JsonValue] | None = None,
 ) -> int:
     """Run the prompt; print the answer (or every event as a JSON line); return the exit code.
 
-    In JSON mode the first line is the transcript's header: `header` when the caller has it at hand (an
-    in-process session), else the one of `get_session_view()`."""
+    In JSON mode the first line is the transcript's header (`ConnectionState.header`)."""
     stopping: list[asyncio.Future[None]] = []
 
     def stop_run() -> None:
@@ -121,8 +119,7 @@ async def run_headless(
             done.set()
 
     if json_mode:
-        if header is None:
-            header = (await connection.get_session_view()).header
+        header: dict[str, JsonValue] = (await connection.get_state()).header
         writer.line(json_text(header))  # as the transcript has it: half a character repaired
     connection.subscribe(on_event)
     loop = asyncio.get_running_loop()
