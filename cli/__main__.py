@@ -8,11 +8,6 @@ imported when it first streams), no kernel machinery unless the `ipython` tool i
 from __future__ import annotations
 
 import os
-
-# pydantic looks up plugins through package metadata (about 20 ms) unless told there are none.
-os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-
-import gc
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,9 +23,9 @@ __all__ = ["main"]
 
 
 def main(argv: list[str] | None = None) -> int:
-    # Start-up allocates a lot and frees little (imports, a resumed transcript): collecting then is
-    # wasted work. The collector comes back, with all of that frozen, once the first answer streams.
-    gc.disable()
+    from prime_jupyter import gc_policy
+
+    gc_policy.start_up()  # collection comes back, start-up's objects frozen, once the first answer streams
     words = sys.argv[1:] if argv is None else argv
     if words[:1] == ["attach"]:  # `jupyter prime attach ...`: a session in a running Jupyter server
         from .attach import main as attach_main

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 import os
 import signal
 import sys
@@ -12,6 +11,7 @@ from typing import TextIO
 
 from pydantic import JsonValue
 
+from prime_jupyter import gc_policy
 from prime_jupyter.ai.json_text import json_text, well_formed
 from prime_jupyter.ai.types import AssistantMessage, ImageContent
 from prime_jupyter.connection.base import AgentConnection
@@ -107,9 +107,8 @@ async def run_headless(
     def on_event(event: ConnectionEvent) -> None:
         if not isinstance(event, SessionEventReceived):
             return
-        if not gc.isenabled() and _start_up_is_over(event.event):
-            gc.freeze()  # what start-up built lives as long as the process: never scan it again
-            gc.enable()
+        if _start_up_is_over(event.event):
+            gc_policy.start_up_done()
         if json_mode:
             writer.line(event_to_json(event.event))
             if event.event.type != "message_update":
@@ -130,7 +129,7 @@ async def run_headless(
     finally:
         loop.remove_signal_handler(signal.SIGINT)
         writer.flush()
-        gc.enable()
+        gc_policy.start_up_done()
     if writer.gone:
         return EXIT_READER_GONE  # the reader chose to stop reading: no error to report
     final = finals[0] if finals else None

@@ -48,6 +48,8 @@ FOREIGN_FORBIDDEN = {
     "runtime": {"tornado", "jupyter_server", "textual"},
     "cli": {"jupyter_server", "tornado", "IPython"},
 }
+HOSTS_ONLY = {"gc_policy": {"cli", "server"}}
+"""Top-level modules only the hosts may import: process-wide policy is theirs to choose."""
 CYCLES_ALLOWED: set[frozenset[str]] = set()
 """Import cycles (module-level imports) tolerated for now: none."""
 
@@ -116,7 +118,8 @@ def problems(files: Mapping[str, str]) -> list[str]:
         package = name if rel.endswith("__init__.py") else name.rpartition(".")[0]
         graph[name] = set()
         for imp in imports_of(source, package):
-            submodules = [f"{imp.module}.{n}" for n in imp.names if f"{imp.module}.{n}" in modules]
+            top = imp.module == "prime_jupyter"  # `from prime_jupyter import gc_policy`: a module, surely
+            submodules = [f"{imp.module}.{n}" for n in imp.names if top or f"{imp.module}.{n}" in modules]
             for module in submodules or [imp.module]:
                 found.extend(f"{rel}: {message}" for message in _check(rel, layer, module))
             # `from package import submodule` needs the submodule, not the rest of the package
@@ -136,6 +139,10 @@ def _check(rel: str, layer: str, module: str) -> Iterator[str]:
     if parts[0] != "prime_jupyter" or len(parts) < 2:
         return
     target = parts[1]
+    if target in HOSTS_ONLY:
+        if layer not in HOSTS_ONLY[target]:
+            yield f"{layer} imports {module}, which only {' and '.join(sorted(HOSTS_ONLY[target]))} may"
+        return
     if target == layer or target in BASE or (layer == "cli" and target == "cli"):
         return
     allowed = ALLOWED[layer] | (IN_PROCESS_EXTRA if rel == IN_PROCESS else set())
@@ -210,6 +217,10 @@ PLANTED = {
     ),
     "a provider SDK outside ai": ("prime_jupyter/runtime/x.py", "import anthropic\n"),
     "Textual in the runtime": ("prime_jupyter/runtime/x.py", "from textual.app import App\n"),
+    "a library choosing the process's gc policy": (
+        "prime_jupyter/sessions/x.py",
+        "from prime_jupyter import gc_policy\n",
+    ),
 }
 
 

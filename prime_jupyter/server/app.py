@@ -74,8 +74,8 @@ class PrimeApp(ExtensionApp):
     def bridge(self) -> PrimeBridge:
         """The bridge, made on first use."""
         if self._bridge is None:
+            from prime_jupyter import gc_policy
             from prime_jupyter.server.bridge import PrimeBridge
-            from prime_jupyter.server.gc_policy import freeze_after_imports
 
             server = self.serverapp
             assert server is not None
@@ -85,7 +85,7 @@ class PrimeApp(ExtensionApp):
                 kernel_manager=getattr(server, "kernel_manager", None),
                 spec_lookup=specs.get_kernel_spec if specs is not None else None,
             )
-            freeze_after_imports()
+            gc_policy.modules_loaded()
         return self._bridge
 
     def initialize_settings(self) -> None:

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import gc
-import importlib
-import sys
 
 import pytest
 from serverkit import PrimeClient, text_of
 
 from prime_jupyter.ai.providers import _http
-from prime_jupyter.server.gc_policy import freeze_after_imports
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text
 
 
@@ -34,13 +30,3 @@ async def test_the_http_stack_can_be_chosen(prime: PrimeClient, llm: ScriptedLLM
 def _backends_in_use() -> set[str]:
     """The HTTP stacks of the provider clients open on this event loop (the server runs on it)."""
     return {backend for (_key, backend) in _http._clients.get(asyncio.get_running_loop(), {})}
-
-
-def test_freezing_happens_only_when_modules_were_imported() -> None:
-    freeze_after_imports()
-    assert freeze_after_imports() is False  # nothing new since
-    sys.modules.pop("colorsys", None)
-    importlib.import_module("colorsys")
-    before = gc.get_freeze_count()
-    assert freeze_after_imports() is True
-    assert gc.get_freeze_count() > before  # the new module's objects are frozen too
