@@ -22,7 +22,7 @@ from prime_jupyter.server.lazy import API_PATH, BRIDGE_SETTING, LazyRoutes
 
 if TYPE_CHECKING:
     from prime_jupyter.ai.providers._http import HttpBackend
-    from prime_jupyter.server.bridge import PrimeBridge
+    from prime_jupyter.server.host.bridge import PrimeBridge
 
 __all__ = ["PrimeApp"]
 
@@ -76,8 +76,8 @@ class PrimeApp(ExtensionApp):
         """The bridge, made on first use."""
         if self._bridge is None:
             from prime_jupyter.ai.providers._http import aiohttp_available, http_backend, set_http_backend
-            from prime_jupyter.server.bridge import PrimeBridge
             from prime_jupyter.server.gc_policy import freeze_after_imports
+            from prime_jupyter.server.host.bridge import PrimeBridge
 
             chosen = self.http_backend
             if chosen == "auto":

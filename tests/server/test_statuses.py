@@ -14,7 +14,7 @@ from prime_jupyter.errors import (
     ToolError,
     TranscriptWriteError,
 )
-from prime_jupyter.server.base import ApiError, status_of
+from prime_jupyter.server.http.base import ApiError, status_of
 
 
 @pytest.mark.parametrize(

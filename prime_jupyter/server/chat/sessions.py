@@ -17,8 +17,8 @@ from prime_jupyter.protocol.requests import (
     SetModelRequest,
 )
 from prime_jupyter.protocol.version import CAP_CONNECTION, CAPABILITIES, PROTOCOL_VERSION, SCHEMA_REVISION
-from prime_jupyter.server.base import ApiError, PrimeHandler, level_of
-from prime_jupyter.server.commands import run_command
+from prime_jupyter.server.chat.commands import run_command
+from prime_jupyter.server.http.base import ApiError, PrimeHandler, level_of
 
 __all__ = ["ChatCommandHandler", "ChatModelHandler", "ChatModelsHandler", "ChatSessionsHandler", "InfoHandler"]
 

@@ -32,10 +32,10 @@ from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.runtime.factory import SessionOptions, create_agent_session
 from prime_jupyter.runtime.views import model_infos
 from prime_jupyter.server.config import BridgeConfig
-from prime_jupyter.server.dialogs import PendingDialogRegistry
-from prime_jupyter.server.kernels import KernelReadiness, SpecLookup, session_kernel
-from prime_jupyter.server.live import LiveSession
-from prime_jupyter.server.views import saved_summary
+from prime_jupyter.server.host.dialogs import PendingDialogRegistry
+from prime_jupyter.server.host.kernels import KernelReadiness, SpecLookup, session_kernel
+from prime_jupyter.server.host.live import LiveSession
+from prime_jupyter.server.host.summaries import saved_summary
 from prime_jupyter.sessions.listing import SessionInfo, delete_session, find_session, list_sessions, rename_session
 from prime_jupyter.sessions.manager import SessionManager
 

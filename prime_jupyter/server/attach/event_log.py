@@ -30,8 +30,8 @@ from prime_jupyter.protocol.codec import event_to_json
 from prime_jupyter.protocol.events import AgentEnd, MessageEnd, MessageStart, MessageUpdate, SessionEvent
 from prime_jupyter.protocol.snapshot import AttachSnapshot
 from prime_jupyter.runtime.views import snapshot
-from prime_jupyter.server.live import LiveSession
-from prime_jupyter.server.ring import RingEntry
+from prime_jupyter.server.host.live import LiveSession
+from prime_jupyter.server.host.ring import RingEntry
 
 __all__ = ["ConnectionHub", "EventLog", "LogEntry", "LogListener"]
 

@@ -42,10 +42,10 @@ from prime_jupyter.protocol.commands import (
 from prime_jupyter.protocol.requests import ChatNewRequest, ModelRef
 from prime_jupyter.protocol.snapshot import OkResult, ReplacedResult, SessionsResult
 from prime_jupyter.protocol.wire import WireModel
-from prime_jupyter.server.base import ApiError
-from prime_jupyter.server.bridge import PrimeBridge
-from prime_jupyter.server.connection_log import ConnectionHub
-from prime_jupyter.server.live import LiveSession
+from prime_jupyter.server.attach.event_log import ConnectionHub
+from prime_jupyter.server.host.bridge import PrimeBridge
+from prime_jupyter.server.host.live import LiveSession
+from prime_jupyter.server.http.base import ApiError
 from prime_jupyter.sessions.listing import find_session
 
 __all__ = ["CommandContext", "resolve_cwd", "resolve_session", "run_connection_command"]

@@ -27,7 +27,7 @@ from prime_jupyter.protocol.chat_commands import (
     TreeResult,
 )
 from prime_jupyter.runtime.views import session_view
-from prime_jupyter.server.live import LiveSession
+from prime_jupyter.server.host.live import LiveSession
 from prime_jupyter.sessions.compaction import estimate_context_tokens
 from prime_jupyter.sessions.manager import SessionManager
 

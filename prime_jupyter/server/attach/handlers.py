@@ -26,18 +26,18 @@ from prime_jupyter.protocol.connection_routes import (
 )
 from prime_jupyter.protocol.requests import ChatNewRequest
 from prime_jupyter.protocol.version import PROTOCOL_VERSION, SCHEMA_REVISION, is_compatible
-from prime_jupyter.server.base import ApiError, PrimeHandler, level_of
-from prime_jupyter.server.connection_commands import (
+from prime_jupyter.server.attach.commands import (
     CommandContext,
     resolve_cwd,
     resolve_session,
     run_connection_command,
 )
-from prime_jupyter.server.connection_log import ConnectionHub
-from prime_jupyter.server.connection_stream import Outbox, open_outbox, pump
-from prime_jupyter.server.handlers_sessions import capabilities
-from prime_jupyter.server.live import LiveSession
-from prime_jupyter.server.streaming import SSE, begin_stream, end_stream
+from prime_jupyter.server.attach.event_log import ConnectionHub
+from prime_jupyter.server.attach.stream import Outbox, open_outbox, pump
+from prime_jupyter.server.chat.sessions import capabilities
+from prime_jupyter.server.host.live import LiveSession
+from prime_jupyter.server.http.base import ApiError, PrimeHandler, level_of
+from prime_jupyter.server.http.streaming import SSE, begin_stream, end_stream
 
 __all__ = [
     "ConnectionAttachHandler",

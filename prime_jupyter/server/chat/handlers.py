@@ -21,13 +21,14 @@ from prime_jupyter.protocol.requests import (
     SessionRequest,
 )
 from prime_jupyter.protocol.version import CAPABILITIES, PROTOCOL_VERSION, SCHEMA_REVISION
-from prime_jupyter.server.base import ApiError, PrimeHandler, level_of
-from prime_jupyter.server.feeds import Feed
-from prime_jupyter.server.live import LiveSession
-from prime_jupyter.server.ring import RingEntry, unsequenced
-from prime_jupyter.server.streaming import NDJSON, SSE, begin_stream, end_stream, pump_ndjson, pump_sse
-from prime_jupyter.server.turn import TurnStream
-from prime_jupyter.server.views import chat_messages, live_summary, snapshot
+from prime_jupyter.server.chat.turn import TurnStream
+from prime_jupyter.server.chat.views import chat_messages, snapshot
+from prime_jupyter.server.host.live import LiveSession
+from prime_jupyter.server.host.ring import RingEntry, unsequenced
+from prime_jupyter.server.host.summaries import live_summary
+from prime_jupyter.server.http.base import ApiError, PrimeHandler, level_of
+from prime_jupyter.server.http.feeds import Feed
+from prime_jupyter.server.http.streaming import NDJSON, SSE, begin_stream, end_stream, pump_ndjson, pump_sse
 
 __all__ = [
     "ChatAbortHandler",
