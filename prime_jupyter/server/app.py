@@ -17,8 +17,8 @@ from jupyter_server.extension.application import ExtensionApp
 from jupyter_server.utils import url_path_join
 from traitlets import Enum, Float, Int, Unicode
 
-from prime_jupyter.server.config import BridgeConfig
-from prime_jupyter.server.lazy import API_PATH, BRIDGE_SETTING, LazyRoutes
+from prime_jupyter.server.config import BRIDGE_SETTING, BridgeConfig
+from prime_jupyter.server.lazy import API_PATH, LazyRoutes
 
 if TYPE_CHECKING:
     from prime_jupyter.ai.providers._http import HttpBackend

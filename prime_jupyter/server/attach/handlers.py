@@ -34,10 +34,10 @@ from prime_jupyter.server.attach.commands import (
 )
 from prime_jupyter.server.attach.event_log import ConnectionHub
 from prime_jupyter.server.attach.stream import Outbox, open_outbox, pump
-from prime_jupyter.server.chat.sessions import capabilities
 from prime_jupyter.server.host.live import LiveSession
 from prime_jupyter.server.http.base import ApiError, PrimeHandler, level_of
 from prime_jupyter.server.http.streaming import SSE, begin_stream, end_stream
+from prime_jupyter.server.info import SERVED_CAPABILITIES
 
 __all__ = [
     "ConnectionAttachHandler",
@@ -81,7 +81,7 @@ class ConnectionAttachHandler(_ConnectionHandler):
             version=__version__,
             protocol_version=PROTOCOL_VERSION,
             schema_revision=SCHEMA_REVISION,
-            capabilities=capabilities(True),
+            capabilities=list(SERVED_CAPABILITIES),
             snapshot=self.hub.log_for(live).snapshot(),
         )
         self.reply(response)

@@ -31,10 +31,10 @@ from prime_jupyter.errors import (
 from prime_jupyter.protocol.frames import ErrorReason
 from prime_jupyter.protocol.requests import ErrorBody
 from prime_jupyter.protocol.wire import dump_json
+from prime_jupyter.server.config import BRIDGE_SETTING
 from prime_jupyter.server.host.bridge import PrimeBridge, is_session_id, thinking_level
-from prime_jupyter.server.lazy import BRIDGE_SETTING
 
-__all__ = ["AUTH_RESOURCE", "BRIDGE_SETTING", "ApiError", "PrimeHandler", "level_of", "status_of"]
+__all__ = ["AUTH_RESOURCE", "ApiError", "PrimeHandler", "level_of", "status_of"]
 
 log = logging.getLogger(__name__)
 
