@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-from pathlib import Path
 
 from jupyter_server.auth.decorator import authorized
 from tornado import web
@@ -48,15 +47,8 @@ class ChatNewHandler(PrimeHandler):
     async def post(self) -> None:
         request = self.parse(ChatNewRequest)
         level_of(request.thinking_level)
-        live = await self.bridge.create(request, self._cwd(request.cwd))
+        live = await self.bridge.create(request, self.request_cwd(request.cwd))
         self.reply(ChatNewResponse(session=live_summary(live), messages=chat_messages(live.session.manager)))
-
-    def _cwd(self, cwd: str | None) -> Path:
-        root = self.bridge.config.root_dir
-        path = (root / cwd).resolve() if cwd else root
-        if not path.is_dir():
-            raise ApiError(400, f"cwd: {cwd!r} is not a directory")
-        return path
 
 
 class ChatHandler(PrimeHandler):

@@ -15,9 +15,8 @@ import re
 from collections.abc import Coroutine
 from pathlib import Path
 
-from prime_jupyter.ai.models import THINKING_LEVELS, ThinkingLevel
+from prime_jupyter.ai.models import ThinkingLevel
 from prime_jupyter.ai.registry import ModelRegistry
-from prime_jupyter.ai.types import AssistantMessage, TextContent, UserMessage
 from prime_jupyter.connection.in_process import InProcessAgentConnection
 from prime_jupyter.errors import SessionNotFoundError
 from prime_jupyter.protocol.requests import (
@@ -25,11 +24,11 @@ from prime_jupyter.protocol.requests import (
     ModelInfo,
     ModelRef,
     ModelsResponse,
-    SeedMessage,
     SessionSummary,
 )
 from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.runtime.factory import SessionOptions, create_agent_session
+from prime_jupyter.runtime.session_ops import seed_session, thinking_level
 from prime_jupyter.runtime.views import model_infos
 from prime_jupyter.server.config import BridgeConfig
 from prime_jupyter.server.host.dialogs import PendingDialogRegistry
@@ -39,7 +38,7 @@ from prime_jupyter.server.host.summaries import saved_summary
 from prime_jupyter.sessions.listing import SessionInfo, delete_session, find_session, list_sessions, rename_session
 from prime_jupyter.sessions.manager import SessionManager
 
-__all__ = ["SESSION_ID", "PrimeBridge", "is_session_id", "thinking_level"]
+__all__ = ["SESSION_ID", "PrimeBridge", "is_session_id"]
 
 log = logging.getLogger(__name__)
 
@@ -49,11 +48,6 @@ SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,159}$")
 
 def is_session_id(value: str) -> bool:
     return SESSION_ID.match(value) is not None
-
-
-def thinking_level(value: str) -> ThinkingLevel | None:
-    """The level named `value`, or None when it is not one."""
-    return next((level for level in THINKING_LEVELS if level == value), None)
 
 
 class PrimeBridge:
@@ -133,8 +127,7 @@ class PrimeBridge:
         level = thinking_level(request.thinking_level) if request.thinking_level else None
         options = self._options(cwd, model=model, thinking=level)
         session = create_agent_session(options)
-        _seed(session, request.seed_messages)
-        session.manager.flush_now()
+        seed_session(session, request.seed_messages)
         return self._register(session, options)
 
     def _options(
@@ -227,7 +220,7 @@ class PrimeBridge:
         if live is not None:
             live.session.ui.cancel_all("shutdown")
             await self._dispose(live)
-            path = live.session.manager.path
+            path = live.session.transcript_path
         else:
             path = (await asyncio.to_thread(self._saved, session_id)).path
         if path is not None and path.exists():
@@ -260,16 +253,3 @@ class PrimeBridge:
 
 def _model_infos(agent_dir: Path) -> list[ModelInfo]:
     return model_infos(ModelRegistry.load(agent_dir))
-
-
-def _seed(session: AgentSession, seeds: list[SeedMessage]) -> None:
-    """Start a new session with the messages a client brought along (capability `seed-messages`)."""
-    model = session.model
-    for seed in seeds:
-        if seed.role == "user":
-            session.manager.append_message(UserMessage(content=seed.text))
-        else:
-            text = [TextContent(text=seed.text)]
-            session.manager.append_message(
-                AssistantMessage(content=text, api=model.api, provider=model.provider, model=model.id)
-            )
