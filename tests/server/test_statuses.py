@@ -1,4 +1,4 @@
-"""Which HTTP status and wire reason each error of the exception tree gets (`server/base.py`)."""
+"""Which HTTP status and wire reason each error of the exception tree gets (`server/http/base.py`)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """`EventLog`: the session events of one live session, numbered and encoded once, for the connection routes.
 
-The chat routes number chat frames (`ring.py`); `HttpAgentConnection` wants the session events
+The chat routes number chat frames (`host.ring`); `HttpAgentConnection` wants the session events
 themselves (vocabulary (a), design.md D9), so each live session that a connection client attached to
 gets an event log too: it subscribes to the session's `InProcessAgentConnection`, encodes every event
 once (`codec.event_to_json`) into an SSE message with `id: <seq>`, keeps the last `capacity` of them

@@ -1,10 +1,12 @@
-"""`PrimeBridge`: the live sessions of this server, and everything the chat routes ask of them.
+"""`PrimeBridge`: the live sessions of this server, and what both route families ask of them.
 
 One bridge per server (`PrimeApp` makes it). It opens sessions (new, or resumed from their transcript
 on first use), keeps each as a `LiveSession` (mapper, ring buffer, listeners), answers and persists
 their questions (`PendingDialogRegistry`), reports kernel readiness, and closes everything on
-shutdown. Sessions keep running when their clients go away. Transcript listing and other file work
-runs in threads; the event loop is never blocked on a directory scan.
+shutdown. The chat routes (`server.chat`) and the connection routes (`server.attach`) both go through
+it, so a session opened by one is the same live session for the other. Sessions keep running when
+their clients go away. Transcript listing and other file work runs in threads; the event loop is
+never blocked on a directory scan.
 """
 
 from __future__ import annotations
