@@ -27,7 +27,6 @@ from prime_jupyter.protocol.chat_commands import (
     TreeResult,
 )
 from prime_jupyter.runtime.session_ops import clone_transcript, export_format, export_target, fork_transcript
-from prime_jupyter.runtime.views import session_view
 from prime_jupyter.server.host.live import LiveSession
 from prime_jupyter.sessions.compaction import estimate_context_tokens
 
@@ -61,8 +60,8 @@ async def _tree(live: LiveSession, command: ChatTreeCommand) -> TreeResult:
         navigated = await live.connection.navigate_tree(command.entry_id, command.summarize)
         editor_text = navigated.editor_text
         live.history_changed()
-    manager = live.session.manager
-    return TreeResult(nodes=session_view(manager, None).nodes, leaf_id=manager.leaf_id, editor_text=editor_text)
+    view = await live.connection.get_session_view()
+    return TreeResult(nodes=view.nodes, leaf_id=view.leaf_id, editor_text=editor_text)
 
 
 def _context(live: LiveSession) -> ContextResult:

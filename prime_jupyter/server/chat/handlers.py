@@ -48,7 +48,7 @@ class ChatNewHandler(PrimeHandler):
         request = self.parse(ChatNewRequest)
         level_of(request.thinking_level)
         live = await self.bridge.create(request, self.request_cwd(request.cwd))
-        self.reply(ChatNewResponse(session=live_summary(live), messages=chat_messages(live.session.manager)))
+        self.reply(ChatNewResponse(session=live_summary(live), messages=await chat_messages(live)))
 
 
 class ChatHandler(PrimeHandler):

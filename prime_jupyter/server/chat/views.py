@@ -14,13 +14,14 @@ from prime_jupyter.protocol.requests import ChatSessionResponse, ModelRef
 from prime_jupyter.runtime.views import branch_messages
 from prime_jupyter.server.host.live import LiveSession
 from prime_jupyter.server.host.summaries import live_summary
-from prime_jupyter.sessions.manager import SessionManager
 
 __all__ = ["chat_messages", "snapshot"]
 
 
-def chat_messages(manager: SessionManager) -> list[ChatMessage]:
-    return hydrate(*branch_messages(manager))
+async def chat_messages(live: LiveSession) -> list[ChatMessage]:
+    """The session's messages as the chat shows them, read through its connection."""
+    branch = await live.connection.get_messages()
+    return hydrate(branch.messages, branch.entry_ids)
 
 
 def snapshot(live: LiveSession) -> ChatSessionResponse:
