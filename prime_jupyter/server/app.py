@@ -76,6 +76,7 @@ class PrimeApp(ExtensionApp):
         """The bridge, made on first use."""
         if self._bridge is None:
             from prime_jupyter.ai.providers._http import aiohttp_available, http_backend, set_http_backend
+            from prime_jupyter.kernel.server import ServerKernelLauncher
             from prime_jupyter.server.gc_policy import freeze_after_imports
             from prime_jupyter.server.host.bridge import PrimeBridge
 
@@ -87,9 +88,11 @@ class PrimeApp(ExtensionApp):
             server = self.serverapp
             assert server is not None
             specs = getattr(server, "kernel_spec_manager", None)
+            kernels = getattr(server, "kernel_manager", None)
             self._bridge = PrimeBridge(
                 self.bridge_config(),
-                kernel_manager=getattr(server, "kernel_manager", None),
+                kernel_launcher=ServerKernelLauncher(kernels) if kernels is not None else None,
+                kernel_manager=kernels,
                 spec_lookup=specs.get_kernel_spec if specs is not None else None,
             )
             freeze_after_imports()

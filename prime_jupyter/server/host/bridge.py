@@ -16,6 +16,7 @@ import logging
 import re
 from collections.abc import Coroutine
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from prime_jupyter.ai.models import ThinkingLevel
 from prime_jupyter.ai.registry import ModelRegistry
@@ -34,11 +35,14 @@ from prime_jupyter.runtime.session_ops import seed_session, thinking_level
 from prime_jupyter.runtime.views import model_infos
 from prime_jupyter.server.config import BridgeConfig
 from prime_jupyter.server.host.dialogs import PendingDialogRegistry
-from prime_jupyter.server.host.kernels import KernelReadiness, SpecLookup, session_kernel
+from prime_jupyter.server.host.kernels import KernelList, KernelReadiness, SpecLookup, session_kernel
 from prime_jupyter.server.host.live import LiveSession
 from prime_jupyter.server.host.summaries import saved_summary
 from prime_jupyter.sessions.listing import SessionInfo, delete_session, find_session, list_sessions, rename_session
 from prime_jupyter.sessions.manager import SessionManager
+
+if TYPE_CHECKING:
+    from prime_jupyter.kernel.ops import KernelLauncher
 
 __all__ = ["SESSION_ID", "PrimeBridge", "is_session_id"]
 
@@ -54,10 +58,18 @@ def is_session_id(value: str) -> bool:
 
 class PrimeBridge:
     def __init__(
-        self, config: BridgeConfig, kernel_manager: object | None = None, spec_lookup: SpecLookup | None = None
+        self,
+        config: BridgeConfig,
+        *,
+        kernel_launcher: KernelLauncher | None = None,
+        kernel_manager: KernelList | None = None,
+        spec_lookup: SpecLookup | None = None,
     ):
+        """`kernel_launcher` starts the sessions' kernels (`ServerKernelLauncher` over the server's kernel
+        manager; None: the runtime's own local launcher); `kernel_manager` is that same manager, whose
+        kernel list `GET info` counts; `spec_lookup` checks the kernel spec once."""
         self.config = config
-        self.kernel_manager = kernel_manager
+        self.kernel_launcher = kernel_launcher
         self.dialogs = PendingDialogRegistry(config.questions_dir)
         self.kernels = KernelReadiness(config.kernel_name, spec_lookup, kernel_manager)
         self._live: dict[str, LiveSession] = {}
@@ -147,7 +159,7 @@ class PrimeBridge:
             manager=manager,
             agent_dir=self.config.agent_dir,
             interactive=True,
-            kernel_manager=self.kernel_manager,
+            kernel_launcher=self.kernel_launcher,
             kernel_name=self.config.kernel_name,
             tool_timeout_s=self.config.tool_timeout_s,
         )
