@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from prime_jupyter.ai.models import Model, ThinkingLevel
 from prime_jupyter.ai.registry import ModelRegistry, agent_dir, parse_model_ref
@@ -19,6 +19,9 @@ from prime_jupyter.runtime.tool_set import DEFAULT_TOOLS, KernelConfig, build_to
 from prime_jupyter.sessions.context import SessionContext
 from prime_jupyter.sessions.listing import find_session, most_recent_path, recorded_cwd
 from prime_jupyter.sessions.manager import SessionManager
+
+if TYPE_CHECKING:
+    from prime_jupyter.kernel.ops import KernelLauncher
 
 __all__ = ["SessionOptions", "create_agent_session", "sessions_dir"]
 
@@ -39,7 +42,10 @@ class SessionOptions:
     mode: SessionMode = "new"
     resume: str | None = None
     agent_dir: Path | None = None
-    kernel_manager: object | None = None
+    kernel_launcher: KernelLauncher | None = None
+    """Where the `ipython` tool's kernel comes from: the Jupyter server's kernel manager
+    (`ServerKernelLauncher`), the notebook's own shell (`InProcessLauncher`); None: the process's shared
+    local launcher."""
     interactive: bool = False
     """A person can answer questions (panel, terminal app, notebook): the `ask` tool is offered."""
     manager: SessionManager | None = None
@@ -75,7 +81,7 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
     kernel = KernelConfig(
         options.kernel_name or settings.kernel.name,
         options.tool_timeout_s or settings.kernel.timeout_s,
-        options.kernel_manager,
+        options.kernel_launcher,
     )
     workdir = _working_dir(manager.cwd, cwd)
     tool_set = build_tool_set([n for n in names if n != "ask"], workdir, model, kernel)
