@@ -55,7 +55,7 @@ from prime_jupyter.protocol.events import (
 )
 from prime_jupyter.protocol.frames import ChatFrame
 from prime_jupyter.protocol.framing import encode_ndjson
-from prime_jupyter.server.event_mapper import EventMapper
+from prime_jupyter.protocol.mapper import EventMapper
 
 GOLDEN_DIR = Path(__file__).parent
 SESSION_ID = "0198c0de-0000-7000-8000-000000000001"
