@@ -3,10 +3,13 @@ into a typed, immutable view state.
 
 - `state`: the view state (`ViewState`, `MessageView`, the part views, `Notice`, `Text`);
 - `fold`: `apply_frame` and `from_session`, the twins of the panel's `applyFrame` and `fromSession`
-  (`labextension/src/model.ts`), with the operations on messages (`messages`) and notices (`notices`).
+  (`labextension/src/model.ts`), with the operations on messages (`messages`) and notices (`notices`);
+- `live`: `ViewFold`, the fold of a session's events (through `prime_jupyter.protocol.mapper`, the
+  mapper the server uses for the panel), started empty or from an attach snapshot;
+- `canonical`: `to_json`, the canonical JSON form both folds are compared in (the golden view files).
 
-The panel folds chat frames; the terminal app and notebooks fold the same frames, which
-`prime_jupyter.protocol.mapper` makes from session events, so all three draw the same conversation.
+The panel folds chat frames; the terminal app and notebooks fold the same frames, made by the same
+mapper from the same session events, so all three draw the same conversation.
 """
 
 from prime_jupyter.protocol.view.fold import (
@@ -21,6 +24,7 @@ from prime_jupyter.protocol.view.fold import (
     latest_kernel_id,
     question_for,
 )
+from prime_jupyter.protocol.view.live import ViewFold
 from prime_jupyter.protocol.view.state import (
     MAX_NOTIFY,
     ErrorView,
@@ -51,6 +55,7 @@ __all__ = [
     "Text",
     "TextView",
     "ToolView",
+    "ViewFold",
     "ViewState",
     "add_local_message",
     "apply_frame",
