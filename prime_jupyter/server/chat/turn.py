@@ -1,4 +1,4 @@
-"""`TurnStream`: the frames one `POST chat` answers with (the recipe in `event_mapper`'s docstring).
+"""`TurnStream`: the frames one `POST chat` answers with (the recipe in `protocol.mapper`'s docstring).
 
 The stream listens before it sends, then forwards from the first `start` after the send through the
 `done` with that run id. A message that cannot start a run (busy, no API key) gets one `error` frame
