@@ -74,8 +74,8 @@ class PrimeApp(ExtensionApp):
     def bridge(self) -> PrimeBridge:
         """The bridge, made on first use."""
         if self._bridge is None:
-            from prime_jupyter.kernel.server import ServerKernelLauncher
             from prime_jupyter import gc_policy
+            from prime_jupyter.kernel.server import ServerKernelLauncher
             from prime_jupyter.server.host.bridge import PrimeBridge
 
             server = self.serverapp
