@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from prime_jupyter.agent.loop import LoopConfig, run_loop
@@ -20,7 +21,7 @@ from prime_jupyter.ai.abort import AbortController, AbortSignal
 from prime_jupyter.ai.history import History
 from prime_jupyter.ai.models import Model, ThinkingLevel, clamp_thinking_level
 from prime_jupyter.ai.registry import ModelRegistry
-from prime_jupyter.ai.stream import StreamOptions
+from prime_jupyter.ai.stream import HttpBackend, StreamOptions
 from prime_jupyter.ai.types import AssistantMessage, ImageContent, Message, TextContent, UserMessage
 from prime_jupyter.errors import BusyError, PrimeError
 from prime_jupyter.protocol.events import (
@@ -65,6 +66,7 @@ class AgentSession:
         system_prompt: str,
         disposers: list[Callable[[], Awaitable[None]]] | None = None,
         kernel: IpythonKernelProvisioner | None = None,
+        http_backend: HttpBackend = "httpx",
     ) -> None:
         self.manager = manager
         self.registry = registry
@@ -79,6 +81,7 @@ class AgentSession:
         self._disposers = disposers or []
         self.kernel = kernel
         """The kernel of the session's `ipython` tool (None without one): the server reports its start."""
+        self.http_backend: HttpBackend = http_backend
         self._controller: AbortController | None = None
         self._run_task: asyncio.Task[None] | None = None
         self._compactor = CompactionRunner(self)
@@ -93,6 +96,21 @@ class AgentSession:
     @property
     def is_running(self) -> bool:
         return self._run_task is not None and not self._run_task.done()
+
+    @property
+    def cwd(self) -> str:
+        """The working directory its transcript records (where the session was started)."""
+        return self.manager.cwd
+
+    @property
+    def transcript_path(self) -> Path | None:
+        """Its transcript file (which may not be written yet); None for an in-memory session."""
+        return self.manager.path
+
+    def save(self) -> None:
+        """Write the transcript now, even before its first answer (otherwise it is written with the first
+        assistant message), so that listings show it and it can be opened by id. No-op in memory."""
+        self.manager.flush_now()
 
     def messages(self) -> History:
         """The model context at the leaf (messages loaded from the transcript stay data until read)."""
@@ -253,6 +271,7 @@ class AgentSession:
             base_url=self.registry.base_url(self.model),
             thinking=self.thinking_level,
             session_id=self.session_id,
+            http_backend=self.http_backend,
         )
 
     # --- model, thinking, name, compaction ------------------------------------------------------

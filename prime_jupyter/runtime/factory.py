@@ -5,10 +5,11 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from prime_jupyter.ai.models import Model, ThinkingLevel
 from prime_jupyter.ai.registry import ModelRegistry, agent_dir, parse_model_ref
+from prime_jupyter.ai.stream import resolve_http_backend
 from prime_jupyter.errors import SessionNotFoundError
 from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.runtime.resources import PromptOptions, build_system_prompt
@@ -18,6 +19,9 @@ from prime_jupyter.runtime.tool_set import DEFAULT_TOOLS, KernelConfig, build_to
 from prime_jupyter.sessions.context import SessionContext
 from prime_jupyter.sessions.listing import find_session, most_recent_path, recorded_cwd
 from prime_jupyter.sessions.manager import SessionManager
+
+if TYPE_CHECKING:
+    from prime_jupyter.kernel.ops import KernelLauncher
 
 __all__ = ["SessionOptions", "create_agent_session", "sessions_dir"]
 
@@ -38,7 +42,10 @@ class SessionOptions:
     mode: SessionMode = "new"
     resume: str | None = None
     agent_dir: Path | None = None
-    kernel_manager: object | None = None
+    kernel_launcher: KernelLauncher | None = None
+    """Where the `ipython` tool's kernel comes from: the Jupyter server's kernel manager
+    (`ServerKernelLauncher`), the notebook's own shell (`InProcessLauncher`); None: the process's shared
+    local launcher."""
     interactive: bool = False
     """A person can answer questions (panel, terminal app, notebook): the `ask` tool is offered."""
     manager: SessionManager | None = None
@@ -47,6 +54,8 @@ class SessionOptions:
     """The kernel spec of the `ipython` tool (default: settings, then python3)."""
     tool_timeout_s: float | None = None
     """How long one `ipython` call may run before it is interrupted (default: settings, then 600 s)."""
+    http_backend: str = "httpx"
+    """The HTTP stack under the provider SDKs: "auto" (aiohttp when installed), "httpx" or "aiohttp"."""
 
 
 def sessions_dir(directory: Path | None = None) -> Path:
@@ -72,7 +81,7 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
     kernel = KernelConfig(
         options.kernel_name or settings.kernel.name,
         options.tool_timeout_s or settings.kernel.timeout_s,
-        options.kernel_manager,
+        options.kernel_launcher,
     )
     workdir = _working_dir(manager.cwd, cwd)
     tool_set = build_tool_set([n for n in names if n != "ask"], workdir, model, kernel)
@@ -97,6 +106,7 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
         system_prompt=prompt,
         disposers=tool_set.disposers,
         kernel=tool_set.kernel,
+        http_backend=resolve_http_backend(options.http_backend),
     )
     if "ask" in names:  # only where a person can answer: a headless run does not import it
         from prime_jupyter.tools.ask import make_ask_tool

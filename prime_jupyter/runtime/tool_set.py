@@ -12,6 +12,7 @@ from prime_jupyter.ai.models import Model
 from prime_jupyter.errors import ConfigError
 
 if TYPE_CHECKING:
+    from prime_jupyter.kernel.ops import KernelLauncher
     from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
 
 __all__ = ["ALL_TOOLS", "DEFAULT_TOOLS", "ToolSet", "build_tool_set"]
@@ -34,8 +35,8 @@ class ToolSet:
 class KernelConfig:
     kernel_name: str = "python3"
     timeout_s: float = 600.0
-    kernel_manager: object | None = None
-    """A jupyter_server kernel manager to start kernels from; None starts them with jupyter_client."""
+    kernel_launcher: KernelLauncher | None = None
+    """Where kernels come from; None: the process's shared local launcher (jupyter_client)."""
 
 
 def build_tool_set(names: list[str], cwd: Path, model: Model, kernel: KernelConfig | None = None) -> ToolSet:
@@ -70,17 +71,15 @@ def _pi_tool(name: str, cwd: str) -> AnyTool:
 
 
 def _add_ipython(result: ToolSet, cwd: Path, model: Model, kernel: KernelConfig) -> None:
-    from prime_jupyter.tools.ipython import make_kernel_tool
+    from prime_jupyter.kernel.launchers import shared_local_launcher
+    from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
+    from prime_jupyter.tools.ipython import IPYTHON_TOOL_PROMPT, make_ipython_tool
 
-    tool, guidance, provisioner = make_kernel_tool(
-        cwd=cwd,
-        accepts_images=model.accepts_images,
-        kernel_name=kernel.kernel_name,
-        timeout_s=kernel.timeout_s,
-        kernel_manager=kernel.kernel_manager,
-    )
+    launcher = kernel.kernel_launcher or shared_local_launcher()
+    provisioner = IpythonKernelProvisioner(launcher, cwd, kernel_name=kernel.kernel_name)
+    tool = make_ipython_tool(provisioner, accepts_images=model.accepts_images, timeout_s=kernel.timeout_s)
     result.tools.append(tool)
-    result.guidance = guidance
+    result.guidance = IPYTHON_TOOL_PROMPT
     result.disposers.append(provisioner.dispose)
     result.prewarm = provisioner.prewarm
     result.kernel = provisioner

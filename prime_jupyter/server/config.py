@@ -9,7 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["BridgeConfig"]
+__all__ = ["BRIDGE_SETTING", "BridgeConfig"]
+
+BRIDGE_SETTING = "prime_bridge"
+"""Web-app setting holding a function that returns the bridge (made on first use, like the routes)."""
 
 
 @dataclass(frozen=True)
@@ -26,6 +29,8 @@ class BridgeConfig:
     dialog_timeout_s: float = 60.0
     heartbeat_interval_s: float = 15.0
     max_body_bytes: int = 32 * 1024 * 1024
+    http_backend: str = "auto"
+    """The provider SDKs' HTTP stack for the sessions: "auto" (aiohttp when installed), "httpx", "aiohttp"."""
 
     @property
     def sessions_dir(self) -> Path:

@@ -1,0 +1,160 @@
+"""The connection routes, under `<base_url>prime/api/connection/`: what `HttpAgentConnection` speaks.
+
+`attach` (a snapshot, creating the session when no id is given), `command` (one `Command`, answered
+with its result model), `wait` (until the session is idle) and `events` (SSE of session events with
+`id: <seq>`, replayed from a cursor). The request and response models are in
+`prime_jupyter.protocol.connection_routes`. Like every route of the extension they are thin, `@web.authenticated`
+and `@authorized` (resource `prime`).
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+from jupyter_server.auth.decorator import authorized
+from tornado import web
+
+from prime_jupyter._version import __version__
+from prime_jupyter.protocol.connection_routes import (
+    CONNECTION_PATH,
+    CURSOR_HEADER,
+    AttachRequest,
+    AttachResponse,
+    CommandRequest,
+    WaitRequest,
+    WaitResult,
+)
+from prime_jupyter.protocol.requests import ChatNewRequest
+from prime_jupyter.protocol.version import PROTOCOL_VERSION, SCHEMA_REVISION, is_compatible
+from prime_jupyter.server.attach.commands import CommandContext, resolve_session, run_connection_command
+from prime_jupyter.server.attach.event_log import ConnectionHub
+from prime_jupyter.server.attach.stream import Outbox, open_outbox, pump
+from prime_jupyter.server.host.live import LiveSession
+from prime_jupyter.server.http.base import ApiError, PrimeHandler, level_of
+from prime_jupyter.server.http.streaming import SSE, begin_stream, end_stream
+from prime_jupyter.server.info import SERVED_CAPABILITIES
+
+__all__ = [
+    "ConnectionAttachHandler",
+    "ConnectionCommandHandler",
+    "ConnectionEventsHandler",
+    "ConnectionWaitHandler",
+    "connection_routes",
+]
+
+HUB_SETTING = "prime_connection_hub"
+
+
+class _ConnectionHandler(PrimeHandler):
+    @property
+    def hub(self) -> ConnectionHub:
+        """The event logs of this server, made with the first connection request."""
+        hub = self.settings.get(HUB_SETTING)
+        if hub is None:
+            hub = self.settings[HUB_SETTING] = ConnectionHub(4 * self.bridge.config.ring_size)
+        return cast(ConnectionHub, hub)
+
+
+def incompatibility(client_protocol: int) -> str | None:
+    """Why a client speaking `client_protocol` cannot use this server, or None when it can."""
+    if is_compatible(client_protocol):
+        return None
+    side = "the client" if client_protocol < PROTOCOL_VERSION else "prime-jupyter on the server"
+    return f"this client speaks protocol {client_protocol} and the server protocol {PROTOCOL_VERSION}: upgrade {side}"
+
+
+class ConnectionAttachHandler(_ConnectionHandler):
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        request = self.parse(AttachRequest)
+        refusal = incompatibility(request.client_protocol_version)
+        if refusal is not None:
+            raise ApiError(409, refusal)
+        live = await self._target(request)
+        response = AttachResponse(
+            version=__version__,
+            protocol_version=PROTOCOL_VERSION,
+            schema_revision=SCHEMA_REVISION,
+            capabilities=list(SERVED_CAPABILITIES),
+            snapshot=self.hub.log_for(live).snapshot(),
+        )
+        self.reply(response)
+
+    async def _target(self, request: AttachRequest) -> LiveSession:
+        if request.session_id is not None:
+            return await resolve_session(self.bridge, request.session_id)
+        level_of(request.thinking_level)
+        new = ChatNewRequest(model=request.model, thinking_level=request.thinking_level)
+        return await self.bridge.create(new, self.request_cwd(request.cwd))
+
+
+class ConnectionCommandHandler(_ConnectionHandler):
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        request = self.parse(CommandRequest)
+        live = await self.bridge.get(request.session_id)
+        log = self.hub.log_for(live)
+        result = await run_connection_command(CommandContext(self.bridge, self.hub, live), request.command)
+        self.set_header(CURSOR_HEADER, str(log.last_seq))
+        self.reply(result)
+
+
+class ConnectionWaitHandler(_ConnectionHandler):
+    """`POST connection/wait`: answers once the session is idle (at once when it is)."""
+
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        request = self.parse(WaitRequest)
+        live = await self.bridge.get(request.session_id)
+        log = self.hub.log_for(live)
+        await live.connection.wait_for_idle()
+        self.reply(WaitResult(state=await live.connection.get_state(), cursor=log.last_seq))
+
+
+class ConnectionEventsHandler(_ConnectionHandler):
+    """`GET connection/events`: `connected`, the events after `cursor`, then every new one."""
+
+    _outbox: Outbox | None = None
+
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        session_id = self.query_session_id()
+        assert session_id is not None
+        cursor = self._cursor()
+        log = self.hub.log_for(await self.bridge.get(session_id))
+        begin_stream(self, SSE)
+        self._outbox = outbox = open_outbox(log, cursor)
+        stop = log.listen(outbox.put)
+        try:
+            await pump(self, outbox, self.bridge.config.heartbeat_interval_s)
+        finally:
+            stop()
+        end_stream(self, SSE)
+
+    def _cursor(self) -> int | None:
+        """`cursor`, else `Last-Event-ID`; None when neither is given."""
+        raw = self.get_query_argument("cursor", None) or self.request.headers.get("Last-Event-ID")
+        if raw is None:
+            return None
+        try:
+            return int(raw)
+        except ValueError:
+            raise ApiError(400, "cursor: not a number") from None
+
+    def on_connection_close(self) -> None:
+        if self._outbox is not None:
+            self._outbox.close()
+
+
+def connection_routes() -> list[tuple[str, type[PrimeHandler]]]:
+    table: list[tuple[str, type[PrimeHandler]]] = [
+        ("attach", ConnectionAttachHandler),
+        ("command", ConnectionCommandHandler),
+        ("wait", ConnectionWaitHandler),
+        ("events", ConnectionEventsHandler),
+    ]
+    return [(f"/{CONNECTION_PATH}{path}", handler) for path, handler in table]

@@ -1,0 +1,270 @@
+"""`PrimeBridge`: the live sessions of this server, and what both route families ask of them.
+
+One bridge per server (`PrimeApp` makes it). It opens sessions (new, or resumed from their transcript
+on first use), keeps each as a `LiveSession` (mapper, ring buffer, listeners), answers and persists
+their questions (`PendingDialogRegistry`), reports kernel readiness, and closes everything on
+shutdown. The chat routes (`server.chat`) and the connection routes (`server.attach`) both go through
+it, so a session opened by one is the same live session for the other. Sessions keep running when
+their clients go away. Transcript listing and other file work runs in threads; the event loop is
+never blocked on a directory scan.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from prime_jupyter.ai.models import ThinkingLevel
+from prime_jupyter.ai.registry import ModelRegistry
+from prime_jupyter.connection.in_process import InProcessAgentConnection
+from prime_jupyter.errors import SessionNotFoundError
+from prime_jupyter.protocol.requests import (
+    ChatNewRequest,
+    ModelInfo,
+    ModelRef,
+    ModelsResponse,
+    SessionSummary,
+)
+from prime_jupyter.runtime.agent_session import AgentSession
+from prime_jupyter.runtime.factory import SessionOptions, create_agent_session
+from prime_jupyter.runtime.session_ops import seed_session, thinking_level
+from prime_jupyter.runtime.views import model_infos
+from prime_jupyter.server.config import BridgeConfig
+from prime_jupyter.server.host.dialogs import PendingDialogRegistry
+from prime_jupyter.server.host.kernels import KernelList, KernelReadiness, SpecLookup, session_kernel
+from prime_jupyter.server.host.live import LiveSession
+from prime_jupyter.server.host.summaries import saved_summary
+from prime_jupyter.sessions.listing import SessionInfo, delete_session, find_session, list_sessions, rename_session
+from prime_jupyter.sessions.manager import SessionManager
+
+if TYPE_CHECKING:
+    from prime_jupyter.kernel.ops import KernelLauncher
+
+__all__ = ["SESSION_ID", "PrimeBridge", "is_session_id"]
+
+log = logging.getLogger(__name__)
+
+SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,159}$")
+"""What a session id looks like (ids are UUIDv7 strings; never a path)."""
+
+
+def is_session_id(value: str) -> bool:
+    return SESSION_ID.match(value) is not None
+
+
+class PrimeBridge:
+    def __init__(
+        self,
+        config: BridgeConfig,
+        *,
+        kernel_launcher: KernelLauncher | None = None,
+        kernel_manager: KernelList | None = None,
+        spec_lookup: SpecLookup | None = None,
+    ):
+        """`kernel_launcher` starts the sessions' kernels (`ServerKernelLauncher` over the server's kernel
+        manager; None: the runtime's own local launcher); `kernel_manager` is that same manager, whose
+        kernel list `GET info` counts; `spec_lookup` checks the kernel spec once."""
+        self.config = config
+        self.kernel_launcher = kernel_launcher
+        self.dialogs = PendingDialogRegistry(config.questions_dir)
+        self.kernels = KernelReadiness(config.kernel_name, spec_lookup, kernel_manager)
+        self._live: dict[str, LiveSession] = {}
+        self._opening = asyncio.Lock()
+        self._tasks: set[asyncio.Future[None]] = set()
+        self._started: asyncio.Future[None] | None = None
+        self.swept = asyncio.Event()
+        """Set once the questions left by earlier server processes are cancelled (after `start`)."""
+
+    # --- life cycle -----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Check the kernel spec and cancel the questions earlier processes left pending. Idempotent; every
+        request waits for it, so the first request of the extension runs it (not server start-up, which
+        stays cheap: design.md D10)."""
+        if self._started is None:
+            self._started = asyncio.ensure_future(self._start())
+        await asyncio.shield(self._started)
+
+    async def _start(self) -> None:
+        self.spawn(self._sweep_questions())
+        await self.kernels.check()
+
+    async def shutdown(self) -> None:
+        """Cancel pending questions (`shutdown`), stop every run, close every stream."""
+        lives = list(self._live.values())
+        self._live.clear()
+        for live in lives:
+            self.kernels.forget(live.session_id)
+            live.session.ui.cancel_all("shutdown")
+        await asyncio.gather(*(self._dispose(live) for live in lives))
+        for task in list(self._tasks):
+            task.cancel()
+        await self.dialogs.flush()
+
+    def spawn(self, work: Coroutine[object, object, None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # --- opening sessions -----------------------------------------------------------------------
+
+    def live(self, session_id: str) -> LiveSession | None:
+        """The session if it is open in this server."""
+        return self._live.get(session_id)
+
+    def live_sessions(self) -> list[LiveSession]:
+        return list(self._live.values())
+
+    async def get(self, session_id: str) -> LiveSession:
+        """The live session, opening its transcript if needed; `SessionNotFoundError` when there is none."""
+        live = self._live.get(session_id)
+        if live is not None:
+            return live
+        async with self._opening:
+            live = self._live.get(session_id)
+            if live is not None:
+                return live
+            info = await asyncio.to_thread(self._saved, session_id)
+            manager = await asyncio.to_thread(SessionManager.open, info.path)
+            options = self._options(Path(manager.cwd), manager=manager)
+            live = self._register(create_agent_session(options), options)
+            await self.dialogs.reconcile(live)
+            return live
+
+    async def create(self, request: ChatNewRequest, cwd: Path) -> LiveSession:
+        """A new session in `cwd`, its transcript written at once (so lists show it before any answer)."""
+        model = f"{request.model.provider}/{request.model.id}" if request.model else self.config.default_model
+        level = thinking_level(request.thinking_level) if request.thinking_level else None
+        options = self._options(cwd, model=model, thinking=level)
+        session = create_agent_session(options)
+        seed_session(session, request.seed_messages)
+        return self._register(session, options)
+
+    def _options(
+        self,
+        cwd: Path,
+        *,
+        model: str | None = None,
+        thinking: ThinkingLevel | None = None,
+        manager: SessionManager | None = None,
+    ) -> SessionOptions:
+        options = SessionOptions(
+            cwd=cwd,
+            model=model,
+            thinking=thinking,
+            manager=manager,
+            agent_dir=self.config.agent_dir,
+            interactive=True,
+            kernel_launcher=self.kernel_launcher,
+            kernel_name=self.config.kernel_name,
+            tool_timeout_s=self.config.tool_timeout_s,
+            http_backend=self.config.http_backend,
+        )
+        return options
+
+    def _register(self, session: AgentSession, options: SessionOptions) -> LiveSession:
+        session.ui.default_timeout_s = self.config.dialog_timeout_s
+        live = LiveSession(InProcessAgentConnection(session, options), self.config.ring_size)
+        self._live[live.session_id] = live
+        self.dialogs.watch(live)
+        kernel = session_kernel(session)
+        if kernel is not None:
+            self.spawn(self.kernels.track(live.session_id, kernel))
+        return live
+
+    def _saved(self, session_id: str) -> SessionInfo:
+        """The transcript of a session by its exact id (blocking: call from a thread)."""
+        if not is_session_id(session_id):
+            raise SessionNotFoundError(f"{session_id!r} is not a session id")
+        try:
+            info = find_session(self.config.sessions_dir, session_id)
+        except SessionNotFoundError:
+            info = None
+        if info is None or info.id != session_id:
+            raise SessionNotFoundError(f"no session {session_id}")
+        return info
+
+    async def _sweep_questions(self) -> None:
+        try:
+            await self._sweep()
+        finally:
+            self.swept.set()
+
+    async def _sweep(self) -> None:
+        for session_id in await asyncio.to_thread(self.dialogs.stored_session_ids):
+            async with self._opening:
+                if session_id not in self._live:
+                    await self._reconcile_saved(session_id)
+
+    async def _reconcile_saved(self, session_id: str) -> None:
+        try:
+            path: Path | None = (await asyncio.to_thread(self._saved, session_id)).path
+        except SessionNotFoundError:
+            path = None  # the session is gone: only its question file is left to remove
+        try:
+            cancelled = await asyncio.to_thread(self.dialogs.reconcile_saved, session_id, path)
+            if cancelled:
+                self.dialogs.swept[session_id] = cancelled
+        except Exception:
+            log.exception("cannot cancel the questions left pending in session %s", session_id)
+
+    # --- listing, renaming, deleting ------------------------------------------------------------
+
+    async def summaries(self, cwd: str | None = None) -> list[SessionSummary]:
+        """Every session, newest first: live ones as they are now, the rest as saved."""
+        infos = await asyncio.to_thread(list_sessions, self.config.sessions_dir, cwd)
+        listed = [saved_summary(i, self._live[i.id].session) if i.id in self._live else saved_summary(i) for i in infos]
+        return sorted(listed, key=lambda s: s.updated_at, reverse=True)
+
+    async def rename(self, session_id: str, name: str) -> None:
+        live = self._live.get(session_id)
+        if live is not None:
+            await live.connection.rename_session(name)
+            return
+        info = await asyncio.to_thread(self._saved, session_id)
+        await asyncio.to_thread(rename_session, info.path, name)
+
+    async def delete(self, session_id: str) -> None:
+        """Cancel its questions, stop its run, close its streams, remove its transcript."""
+        live = self._live.pop(session_id, None)
+        self.kernels.forget(session_id)
+        if live is not None:
+            live.session.ui.cancel_all("shutdown")
+            await self._dispose(live)
+            path = live.session.transcript_path
+        else:
+            path = (await asyncio.to_thread(self._saved, session_id)).path
+        if path is not None and path.exists():
+            await asyncio.to_thread(delete_session, path)
+        self.dialogs.forget(session_id)
+
+    @staticmethod
+    async def _dispose(live: LiveSession) -> None:
+        try:
+            await asyncio.wait_for(live.dispose(), 30)
+        except Exception:
+            log.exception("closing session %s failed", live.session_id)
+        live.close()
+
+    # --- models ---------------------------------------------------------------------------------
+
+    async def models(self, session_id: str | None) -> ModelsResponse:
+        models = await asyncio.to_thread(_model_infos, self.config.agent_dir)
+        live = self._live.get(session_id) if session_id else None
+        current = ModelRef(provider=live.session.model.provider, id=live.session.model.id) if live else None
+        return ModelsResponse(models=models, current=current)
+
+    @staticmethod
+    async def set_model(live: LiveSession, ref: ModelRef, level: ThinkingLevel | None) -> None:
+        """Switch the session's model (the run going on keeps its own until it ends)."""
+        await live.connection.set_model(ref.provider, ref.id)
+        if level is not None:
+            await live.connection.set_thinking_level(level)
+
+
+def _model_infos(agent_dir: Path) -> list[ModelInfo]:
+    return model_infos(ModelRegistry.load(agent_dir))

@@ -1,0 +1,120 @@
+"""`KernelReadiness`: whether sessions in this server can get a kernel, as `GET info` reports it.
+
+Kernels come from the server's own kernel manager (the session factory is given a
+`ServerKernelLauncher` over `serverapp.kernel_manager`, and starts the session's kernel in the
+background as soon as the session exists: the prewarm). `GET info` says:
+
+- `ready`: a kernel can be had. The kernel spec was found (checked when the extension starts, on its
+  first request) and the latest prewarm to finish did not fail; `reason` says why not.
+- `starting`: session kernels whose prewarm is under way.
+- `running`: open sessions holding a started kernel that the kernel manager still has (a kernel shut
+  down from elsewhere, culled, or dead for good is gone from it). A deleted session is forgotten first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Coroutine
+from typing import Protocol, runtime_checkable
+
+from prime_jupyter.protocol.requests import KernelStatus
+
+__all__ = ["KernelList", "KernelReadiness", "SessionKernel", "SpecLookup", "session_kernel"]
+
+log = logging.getLogger(__name__)
+
+SpecLookup = Callable[[str], object]
+"""`kernel_spec_manager.get_kernel_spec`: raises when the kernel name is unknown."""
+
+
+@runtime_checkable
+class SessionKernel(Protocol):
+    """What readiness reads of a session's kernel (`kernel.provisioner.IpythonKernelProvisioner`)."""
+
+    @property
+    def kernel_id(self) -> str | None:
+        """The started kernel's id; None while there is none (not started, starting, failed, closed)."""
+        ...
+
+    async def ensure(self) -> object:
+        """The started kernel, starting it first; raises when it cannot be started."""
+        ...
+
+
+class KernelList(Protocol):
+    """What readiness reads of the kernel manager the sessions' kernels come from
+    (`serverapp.kernel_manager`, an `AsyncMappingKernelManager`)."""
+
+    def list_kernel_ids(self) -> list[str]:
+        """The ids of the kernels it still has (one shut down elsewhere or culled is gone)."""
+        ...
+
+
+def session_kernel(session: object) -> SessionKernel | None:
+    """The session's kernel (`session.kernel`), or None when its tools use none."""
+    kernel = getattr(session, "kernel", None)
+    return kernel if isinstance(kernel, SessionKernel) else None
+
+
+class KernelReadiness:
+    def __init__(
+        self, kernel_name: str, spec_lookup: SpecLookup | None = None, kernel_manager: KernelList | None = None
+    ) -> None:
+        """`kernel_manager`: the manager the sessions' kernels come from (its kernel list says which are
+        still there); None when they are started elsewhere."""
+        self.kernel_name = kernel_name
+        self._lookup = spec_lookup
+        self._manager = kernel_manager
+        self._spec_problem: str | None = "kernel readiness not checked yet"
+        self._prewarm_problem: str | None = None
+        self._kernels: dict[str, SessionKernel] = {}
+        self._starting: set[str] = set()
+
+    @property
+    def status(self) -> KernelStatus:
+        reason = self._spec_problem or self._prewarm_problem
+        return KernelStatus(ready=reason is None, reason=reason, starting=len(self._starting), running=self._running())
+
+    async def check(self) -> None:
+        """Look the kernel spec up (once, when the extension starts)."""
+        if self._lookup is None:
+            self._spec_problem = "no kernel spec manager"
+            return
+        try:
+            await asyncio.to_thread(self._lookup, self.kernel_name)
+        except Exception as exc:
+            self._spec_problem = f"no kernel spec {self.kernel_name!r}: {exc}"
+        else:
+            self._spec_problem = None
+
+    def track(self, session_id: str, kernel: SessionKernel) -> Coroutine[object, object, None]:
+        """Count the session's kernel as starting from now on, and return the work that follows its
+        prewarm to the end (the caller spawns it)."""
+        self._kernels[session_id] = kernel
+        self._starting.add(session_id)
+        return self._follow(session_id, kernel)
+
+    def forget(self, session_id: str) -> None:
+        """The session is closing: stop counting its kernel, and ignore how its prewarm ends."""
+        self._kernels.pop(session_id, None)
+        self._starting.discard(session_id)
+
+    async def _follow(self, session_id: str, kernel: SessionKernel) -> None:
+        try:
+            await kernel.ensure()
+        except Exception as exc:
+            problem: str | None = f"the kernel did not start: {exc}"
+        else:
+            problem = None
+        if self._kernels.get(session_id) is not kernel:
+            return  # forgotten meanwhile (deleted): a start cut short by closing is no news
+        self._starting.discard(session_id)
+        self._prewarm_problem = problem
+        if problem is not None:
+            log.warning("kernel prewarm of session %s failed: %s", session_id, problem)
+
+    def _running(self) -> int:
+        listed = set(self._manager.list_kernel_ids()) if self._manager is not None else None
+        started = (k.kernel_id for s, k in self._kernels.items() if s not in self._starting)
+        return sum(1 for kernel_id in started if kernel_id is not None and (listed is None or kernel_id in listed))

@@ -1,0 +1,185 @@
+"""`PrimeHandler`: what every route of the extension shares — the bridge, body parsing, errors.
+
+Routes are thin: parse, call the bridge, serialise. Every verb is `@web.authenticated` and
+`@authorized` (resource `prime`); browser POSTs carry XSRF (Jupyter checks it for cookie-authenticated
+requests). Input never makes a 500: a body that is not JSON or does not validate is a 400 naming the
+field, a body over `max_body_bytes` a 413, an unknown session a 404. Errors are JSON `ErrorBody`s;
+`PrimeError`s map to statuses in `status_of`, so handlers raise them instead of catching.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from jupyter_server.base.handlers import APIHandler
+from pydantic import BaseModel, TypeAdapter, ValidationError
+from tornado import web
+
+from prime_jupyter.ai.models import ThinkingLevel
+from prime_jupyter.errors import (
+    BusyError,
+    ConfigError,
+    MissingApiKeyError,
+    ModelNotFoundError,
+    PrimeError,
+    SessionNotFoundError,
+    TranscriptWriteError,
+)
+from prime_jupyter.protocol.frames import ErrorReason
+from prime_jupyter.protocol.requests import ErrorBody
+from prime_jupyter.protocol.wire import dump_json
+from prime_jupyter.runtime.session_ops import parse_thinking_level, resolve_cwd
+from prime_jupyter.server.config import BRIDGE_SETTING
+from prime_jupyter.server.host.bridge import PrimeBridge, is_session_id
+
+__all__ = ["AUTH_RESOURCE", "ApiError", "PrimeHandler", "level_of", "status_of"]
+
+log = logging.getLogger(__name__)
+
+AUTH_RESOURCE = "prime"
+
+M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
+
+
+class ApiError(web.HTTPError):
+    """A request the handler refuses: the status, a message naming what is wrong, the wire reason."""
+
+    def __init__(self, status: int, message: str, reason: ErrorReason = "invalid") -> None:
+        super().__init__(status, log_message=message.replace("%", "%%"))
+        self.message = message
+        self.error_reason: ErrorReason = reason
+
+
+def status_of(error: BaseException) -> tuple[int, ErrorReason]:
+    """The HTTP status and wire reason of an error raised while handling a request."""
+    if isinstance(error, ApiError):
+        return error.status_code, error.error_reason
+    if isinstance(error, web.HTTPError):
+        return error.status_code, "internal" if error.status_code >= 500 else "invalid"
+    for kind, status, reason in _STATUSES:
+        if isinstance(error, kind):
+            return status, reason
+    return 500, "internal"
+
+
+_STATUSES: tuple[tuple[type[PrimeError], int, ErrorReason], ...] = (
+    (SessionNotFoundError, 404, "not-found"),
+    (TranscriptWriteError, 500, "internal"),  # the server's disk, not the request
+    (BusyError, 409, "busy"),
+    (MissingApiKeyError, 400, "no-api-key"),
+    (ModelNotFoundError, 400, "unknown-model"),
+    (ConfigError, 500, "internal"),
+    (PrimeError, 400, "invalid"),
+)
+
+
+def level_of(value: str | None, field: str = "thinkingLevel") -> ThinkingLevel | None:
+    """The thinking level a request names (None when it names none); 400 when it is not a level."""
+    try:
+        return parse_thinking_level(value, field)
+    except ValueError as exc:
+        raise ApiError(400, str(exc)) from None
+
+
+class PrimeHandler(APIHandler):
+    auth_resource = AUTH_RESOURCE
+
+    @property
+    def bridge(self) -> PrimeBridge:
+        get: Callable[[], PrimeBridge] = self.settings[BRIDGE_SETTING]
+        return get()
+
+    async def prepare(self) -> None:  # type: ignore[override]  # as jupyter_server's APIHandler does
+        await super().prepare()
+        await self.bridge.start()
+
+    # --- input ----------------------------------------------------------------------------------
+
+    def parse(self, schema: type[M]) -> M:
+        """The JSON body as `schema`."""
+        return self.parse_as(TypeAdapter(schema))
+
+    def parse_as(self, adapter: TypeAdapter[T]) -> T:
+        try:
+            value = adapter.validate_python(self._json_body())
+        except ValidationError as exc:
+            raise ApiError(400, _describe(exc)) from None
+        session_id = getattr(value, "session_id", None)
+        if isinstance(session_id, str) and not is_session_id(session_id):
+            raise ApiError(400, "sessionId: not a session id")
+        return value
+
+    def query_session_id(self) -> str:
+        """The `sessionId` query argument (400 when it is missing or not an id)."""
+        value = self.optional_session_id()
+        if value is None:
+            raise ApiError(400, "sessionId: a query argument is required")
+        return value
+
+    def request_cwd(self, cwd: str | None) -> Path:
+        """The working directory a request names, relative to the server's root (400 when it is no directory)."""
+        try:
+            return resolve_cwd(self.bridge.config.root_dir, cwd)
+        except ValueError as exc:
+            raise ApiError(400, str(exc)) from None
+
+    def optional_session_id(self) -> str | None:
+        value = self.get_query_argument("sessionId", None)
+        if value is not None and not is_session_id(value):
+            raise ApiError(400, "sessionId: not a session id")
+        return value
+
+    def _json_body(self) -> object:
+        body: bytes = self.request.body or b""
+        limit = self.bridge.config.max_body_bytes
+        if len(body) > limit:
+            raise ApiError(413, f"the request body is larger than the limit of {limit} bytes")
+        if not body.strip():
+            return {}
+        try:
+            data = json.loads(body)
+        except (ValueError, UnicodeDecodeError):
+            raise ApiError(400, "the request body is not valid JSON") from None
+        if not isinstance(data, dict):
+            raise ApiError(400, "the request body must be a JSON object")
+        return data
+
+    # --- output ---------------------------------------------------------------------------------
+
+    def reply(self, model: BaseModel, status: int = 200) -> None:
+        self.set_status(status)
+        self.finish(dump_json(model))
+
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        error = kwargs.get("exc_info", (None, None, None))[1]
+        status, reason = status_of(error) if error is not None else (status_code, "internal")
+        if isinstance(error, ApiError):
+            message = error.message
+        elif isinstance(error, PrimeError):
+            message = str(error)
+        elif isinstance(error, web.HTTPError):
+            message = error.log_message or error.reason or "request refused"
+        else:
+            message = "internal server error; see the server log"
+        self.set_status(status)
+        self.set_header("Content-Type", "application/json")
+        self.finish(dump_json(ErrorBody(message=message, reason=reason)))
+
+    def log_exception(self, typ: Any, value: Any, tb: Any) -> None:
+        if isinstance(value, PrimeError | web.HTTPError):
+            log.info("%s %s: %s", self.request.method, self.request.path, value)
+            return
+        super().log_exception(typ, value, tb)
+
+
+def _describe(error: ValidationError) -> str:
+    """The first problem, naming its field as the wire spells it (`images.0.data: ...`)."""
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "body"
+    cause = first.get("ctx", {}).get("error") if first["type"] == "value_error" else None
+    return f"{where}: {cause if isinstance(cause, ValueError) else first['msg']}"  # ours, without "Value error, "
