@@ -14,7 +14,6 @@ from prime_jupyter.protocol.common import ModelRef
 from .screens.help import HelpScreen
 from .screens.model_picker import ModelChoice, ModelPicker
 from .screens.session_picker import SessionPicker
-from .widgets.message import Notice
 
 if TYPE_CHECKING:
     from prime_jupyter.connection.base import AgentConnection
@@ -59,8 +58,8 @@ async def run_command(chat: ChatScreen, name: str, arg: str) -> None:
     try:
         await _run(chat, connection, name, arg)
     except (PrimeError, ValueError) as exc:
-        await chat.conversation.add(Notice(f"/{name}: {exc}", "error"))
-    await chat.refresh_footer()
+        await chat.conversation.add_line(f"/{name}: {exc}", "error")
+    chat.refresh_footer()
 
 
 async def _run(chat: ChatScreen, connection: AgentConnection, name: str, arg: str) -> None:
@@ -83,15 +82,15 @@ async def _run(chat: ChatScreen, connection: AgentConnection, name: str, arg: st
     elif name == "compact":
         result = await connection.compact(arg or None)
         if not result.compacted:
-            await chat.conversation.add(Notice("Nothing to compact yet."))
+            await chat.conversation.add_line("Nothing to compact yet.")
     elif name == "export":
         fmt = cast(Literal["html", "jsonl"], arg or "html")
         if fmt not in ("html", "jsonl"):
             raise ValueError("the format is html or jsonl")
         exported = await connection.export(fmt)
-        await chat.conversation.add(Notice(f"Exported to {exported.path}"))
+        await chat.conversation.add_line(f"Exported to {exported.path}")
     elif name == "session":
-        await chat.conversation.add(Notice(await _session_text(connection)))
+        await chat.conversation.add_line(await _session_text(connection))
 
 
 async def _model(chat: ChatScreen, connection: AgentConnection, arg: str) -> None:

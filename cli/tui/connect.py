@@ -7,9 +7,11 @@ Jupyter server. Both return an `AgentConnection`, the only thing the app talks t
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from prime_jupyter.connection import open_connection
 from prime_jupyter.connection.base import AgentConnection
 
 __all__ = ["Connector", "open_attached", "open_local"]
@@ -19,14 +21,15 @@ Connector = Callable[[], Awaitable[AgentConnection]]
 
 
 async def open_local(ns: dict[str, object], cwd: Path) -> AgentConnection:
-    """An in-process session from `jupyter prime`'s arguments (`-c`, `-r`, `--model`, `--tools`, ...)."""
-    from ..__main__ import _connect
+    """An in-process session from `jupyter prime`'s arguments (`-c`, `-r`, `--model`, `--tools`, ...), with
+    the `ask` tool: a person is there to answer."""
+    from ..__main__ import _target
 
-    return _connect(ns, cwd)
+    return await open_connection(dataclasses.replace(_target(ns, cwd), interactive=True))
 
 
 async def open_attached(args: argparse.Namespace, cwd: Path) -> AgentConnection:
     """A session in a running Jupyter server, from `jupyter prime attach`'s arguments."""
-    from ..attach import _connect
+    from ..attach import _target
 
-    return await _connect(args, cwd)
+    return await open_connection(_target(args, cwd))

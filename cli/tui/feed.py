@@ -1,155 +1,83 @@
-"""From connection events to what the conversation and the queue show.
+"""From connection events to the screen, through the Python view fold (design.md D12).
 
-Until the Python view fold (design.md D12) lands, this is the app's only fold of the session's events,
-and a thin one: an assistant message is redrawn from the message each event carries, a tool card from
-the arguments and output each tool event carries, so nothing here accumulates text of its own. The
-snapshot of an attach (or of a replaced session) draws the newest messages the same way.
+The app keeps no conversation model of its own: `ViewFold` (`prime_jupyter.protocol.view`) folds the
+session's events into a `ViewState`, the same fold the panel's `model.ts` twins, and `Feed.render` draws a
+state by comparing it with the last one drawn. States share what did not change, so only messages whose
+`MessageView` is a new object are redrawn. A snapshot (an attach, a replaced session) starts a new fold;
+only its newest `MOUNTED_MESSAGES` messages are mounted, so a long session opens quickly.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+import uuid
+from collections.abc import Iterable
 
-from prime_jupyter.ai.types import AssistantMessage, ImageContent, Message, ToolResultMessage, UserMessage
-from prime_jupyter.protocol.events import (
-    AgentEnd,
-    AgentStart,
-    AutoRetryEnd,
-    AutoRetryStart,
-    CompactionEnd,
-    CompactionStart,
-    MessageEnd,
-    MessageStart,
-    MessageUpdate,
-    QueueUpdate,
-    SessionEvent,
-    ToolExecutionEnd,
-    ToolExecutionStart,
-    ToolExecutionUpdate,
-)
+from prime_jupyter.protocol.events import SessionEvent
 from prime_jupyter.protocol.snapshot import AttachSnapshot
+from prime_jupyter.protocol.view import ViewFold, ViewState, add_local_message, is_running
 
 from .widgets.conversation import Conversation
-from .widgets.message import AssistantMessageView, Notice, UserMessageView
 from .widgets.queue_view import QueueView
 
-__all__ = ["MOUNTED_MESSAGES", "Feed", "coalesce"]
+__all__ = ["MOUNTED_MESSAGES", "Feed"]
 
 MOUNTED_MESSAGES = 200
-"""How many of a session's newest messages a snapshot draws (a long session opens quickly)."""
-
-
-def coalesce(batch: Sequence[SessionEvent]) -> list[SessionEvent]:
-    """Drop each `message_update` followed by another: the later one carries the whole message so far."""
-    kept: list[SessionEvent] = []
-    for index, event in enumerate(batch):
-        following = batch[index + 1] if index + 1 < len(batch) else None
-        if isinstance(event, MessageUpdate) and isinstance(following, MessageUpdate):
-            continue
-        kept.append(event)
-    return kept
+"""How many of a session's newest messages are mounted when it is opened."""
 
 
 class Feed:
-    """Applies session events to the conversation and the queue; knows whether a run goes."""
+    """The session's view fold, and what of it the conversation and the queue show."""
 
     def __init__(self, conversation: Conversation, queue: QueueView) -> None:
         self.conversation = conversation
         self.queue = queue
-        self.running = False
-        self._current: AssistantMessageView | None = None
+        self.fold: ViewFold | None = None
+        self._drawn: ViewState | None = None
+        self._hidden = 0
+
+    @property
+    def state(self) -> ViewState | None:
+        return self.fold.state if self.fold is not None else None
+
+    @property
+    def running(self) -> bool:
+        return self.fold is not None and is_running(self.fold.state)
 
     async def load(self, snapshot: AttachSnapshot) -> None:
-        """Draw a session from scratch: its newest messages, the answer streaming now, its queue."""
+        """Draw a session from scratch."""
+        self.fold = ViewFold.from_snapshot(snapshot)
         await self.conversation.clear()
-        self._current = None
-        messages = snapshot.messages
-        if len(messages) > MOUNTED_MESSAGES:
-            hidden = len(messages) - MOUNTED_MESSAGES
-            await self.conversation.add(Notice(f"{hidden} earlier messages are in the transcript, not shown here."))
-            messages = messages[-MOUNTED_MESSAGES:]
-        for message in messages:
-            await self._draw(message)
-        if snapshot.streaming_message is not None:
-            self._current = AssistantMessageView(self.conversation.cards)
-            await self.conversation.add(self._current)
-            await self._current.show(snapshot.streaming_message, streaming=True)
-        self.running = snapshot.state.is_streaming
-        self.queue.show(snapshot.state.steering, snapshot.state.follow_up)
+        self._drawn = None
+        self._hidden = max(0, len(self.fold.state.messages) - MOUNTED_MESSAGES)
+        if self._hidden:
+            await self.conversation.add_line(f"{self._hidden} earlier messages are in the transcript, not shown here.")
+        await self.render()
 
-    async def apply(self, event: SessionEvent) -> None:
-        if isinstance(event, MessageStart | MessageUpdate | MessageEnd):
-            await self._message(event)
-        elif isinstance(event, ToolExecutionStart):
-            (await self.conversation.card(event.tool_call_id, event.tool_name)).set_running(event.args)
-        elif isinstance(event, ToolExecutionUpdate):
-            card = await self.conversation.card(event.tool_call_id, event.tool_name)
-            card.set_output(event.partial_result.content, event.partial_result.details)
-        elif isinstance(event, ToolExecutionEnd):
-            card = await self.conversation.card(event.tool_call_id, event.tool_name)
-            card.set_output(event.result.content, event.result.details, "error" if event.is_error else "done")
-        elif isinstance(event, QueueUpdate):
-            self.queue.show(event.steering, event.follow_up)
-        elif isinstance(event, AgentStart):
-            self.running = True
-        elif isinstance(event, AgentEnd):
-            self.running = False
-            if self._current is not None:
-                await self._current.close(None)
-                self._current = None
-        else:
-            await self._notice(event)
+    def apply(self, events: Iterable[SessionEvent]) -> None:
+        if self.fold is not None:
+            self.fold.apply_events(events)
 
-    async def _message(self, event: MessageStart | MessageUpdate | MessageEnd) -> None:
-        message = event.message
-        if isinstance(message, UserMessage):
-            if isinstance(event, MessageStart):
-                await self.conversation.add(UserMessageView(_user_text(message)))
+    def add_local(self, text: str) -> None:
+        """Show a prompt this app is sending before the session confirms it."""
+        if self.fold is not None:
+            local_id = f"local-{uuid.uuid4().hex[:12]}"
+            self.fold.state = add_local_message(self.fold.state, local_id, text, int(time.time() * 1000))
+
+    async def render(self) -> None:
+        """Draw the fold's state: what changed since the last one drawn."""
+        if self.fold is None:
             return
-        if not isinstance(message, AssistantMessage):
-            return  # tool results: their tool events drew them already
-        if self._current is None or isinstance(event, MessageStart):
-            self._current = AssistantMessageView(self.conversation.cards)
-            await self.conversation.add(self._current)
-        await self._current.show(message, streaming=not isinstance(event, MessageEnd))
-        if isinstance(event, MessageEnd):
-            self._current = None
-
-    async def _notice(self, event: SessionEvent) -> None:
-        text, level = _notice_of(event)
-        if text:
-            await self.conversation.add(Notice(text, level))
-
-    async def _draw(self, message: Message) -> None:
-        if isinstance(message, UserMessage):
-            await self.conversation.add(UserMessageView(_user_text(message)))
-        elif isinstance(message, AssistantMessage):
-            view = AssistantMessageView(self.conversation.cards)
-            await self.conversation.add(view)
-            await view.show(message, streaming=False)
-        elif isinstance(message, ToolResultMessage):
-            card = await self.conversation.card(message.tool_call_id, message.tool_name)
-            card.set_output(message.content, message.details, "error" if message.is_error else "done")
-
-
-def _user_text(message: UserMessage) -> str:
-    images = sum(1 for b in message.content if isinstance(b, ImageContent)) if isinstance(message.content, list) else 0
-    return message.text() + (f"\n[{images} image(s)]" if images else "")
-
-
-def _notice_of(event: SessionEvent) -> tuple[str | None, str]:
-    if isinstance(event, AutoRetryStart):
-        seconds = event.delay_ms / 1000
-        return f"Retrying ({event.attempt}/{event.max_attempts}) in {seconds:.1f} s: {event.error_message}", "warning"
-    if isinstance(event, AutoRetryEnd) and not event.success:
-        return f"Gave up after {event.attempt} attempts: {event.final_error or 'the model call failed'}", "error"
-    if isinstance(event, CompactionStart):
-        return "Compacting the conversation…", "info"
-    if isinstance(event, CompactionEnd):
-        if event.aborted:
-            return "Compaction aborted.", "warning"
-        if event.error_message:
-            return f"Compaction failed: {event.error_message}", "error"
-        before = f" ({event.tokens_before:,} tokens before)" if event.tokens_before else ""
-        return f"Compacted the conversation{before}.", "info"
-    return None, "info"
+        state, drawn = self.fold.state, self._drawn
+        self._drawn = state
+        if drawn is None or state.messages is not drawn.messages:
+            shown = state.messages[self._hidden :]
+            if drawn is not None:
+                gone = {m.key for m in drawn.messages} - {m.key for m in state.messages}
+                await self.conversation.drop_messages(gone)
+            for message in shown:
+                await self.conversation.show_message(message)
+        if drawn is None or state.notices is not drawn.notices:
+            await self.conversation.show_notices(state.notices)
+        if drawn is None or (state.steering, state.follow_up) != (drawn.steering, drawn.follow_up):
+            self.queue.show(state.steering, state.follow_up)

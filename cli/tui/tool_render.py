@@ -21,8 +21,9 @@ from rich.syntax import Syntax
 from rich.text import Text
 
 from prime_jupyter.ai.types import ImageContent, TextContent
+from prime_jupyter.protocol.view import ToolView
 
-__all__ = ["PREVIEW_LINES", "ToolView", "render_tool", "summary_of"]
+__all__ = ["PREVIEW_LINES", "CardData", "card_data", "render_tool", "summary_of"]
 
 PREVIEW_LINES = 8
 """Lines of output a collapsed card shows (its last ones: errors and results come at the end)."""
@@ -32,7 +33,7 @@ _SEPARATOR = re.compile(r"^-{20,}\s*$")
 
 
 @dataclass(frozen=True, slots=True)
-class ToolView:
+class CardData:
     """One tool call as a card draws it."""
 
     name: str
@@ -43,7 +44,23 @@ class ToolView:
     """`pending` (arguments streaming), `running`, `done` or `error`."""
 
 
-def summary_of(view: ToolView) -> str:
+_STATUS = {"input-streaming": "pending", "input-available": "running", "output-available": "done"}
+
+
+def card_data(tool: ToolView) -> CardData:
+    """What a card draws of a tool part of the view state (the call joined with its result so far)."""
+    status = _STATUS.get(tool.state, "error")
+    output = tool.output
+    content: Sequence[TextContent | ImageContent] = tuple(output.content) if output is not None else ()
+    if status == "error" and not content and tool.error_text:
+        content = (TextContent(text=tool.error_text),)
+    args = dict(tool.input)
+    if status == "pending" and not args and tool.draft:
+        args = {"…": tool.draft}
+    return CardData(tool.tool_name, args, content, output.details if output is not None else None, status)
+
+
+def summary_of(view: CardData) -> str:
     """The card's header line after the tool's name: the first line of its code or command."""
     key = {"ipython": "code", "bash": "command"}.get(view.name)
     value = view.args.get(key) if key else next((v for v in view.args.values() if isinstance(v, str)), None)
@@ -51,7 +68,7 @@ def summary_of(view: ToolView) -> str:
     return first if len(first) <= 80 else first[:79] + "…"
 
 
-def render_tool(view: ToolView, expanded: bool) -> RenderableType:
+def render_tool(view: CardData, expanded: bool) -> RenderableType:
     """The card's body: input, then output (its last `PREVIEW_LINES` lines unless `expanded`)."""
     parts: list[RenderableType] = []
     if view.name == "ipython":
@@ -94,14 +111,14 @@ def _preview(output: Text, expanded: bool) -> Text:
     return Text("\n").join([note, *lines[-PREVIEW_LINES:]])
 
 
-def _plain_output(view: ToolView) -> Text:
+def _plain_output(view: CardData) -> Text:
     style = "red" if view.status == "error" else ""
     texts = [block.text for block in view.content if isinstance(block, TextContent)]
     images = [_image_note(block.mime_type, block.data) for block in view.content if isinstance(block, ImageContent)]
     return Text(_strip_ansi("\n".join(texts + images)), style=style)
 
 
-def _ipython_output(view: ToolView) -> Text:
+def _ipython_output(view: CardData) -> Text:
     details = view.details if isinstance(view.details, dict) else {}
     outputs = details.get("outputs")
     if not isinstance(outputs, list):

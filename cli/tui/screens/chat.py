@@ -32,26 +32,22 @@ from prime_jupyter.connection.types import (
     SessionReplaced,
 )
 from prime_jupyter.errors import PrimeError
-from prime_jupyter.protocol.events import Notify, QuestionAsked, QuestionResolved, SessionEvent
 from prime_jupyter.protocol.questions import Question
 
 from ..commands import COMMANDS, resolve, run_command
 from ..connect import Connector
-from ..feed import Feed, coalesce
+from ..feed import Feed
 from ..widgets.command_menu import CommandMenu
 from ..widgets.conversation import Conversation
 from ..widgets.editor import PromptEditor
-from ..widgets.message import Notice
 from ..widgets.queue_view import QueueView
 from ..widgets.status_footer import FooterInfo, StatusFooter
 from .question import DialogResult, QuestionDialog
 
 __all__ = ["ChatScreen"]
 
-_FOOTER_EVENTS = frozenset(
-    {"agent_start", "agent_end", "message_end", "model_changed", "thinking_level_changed", "session_info_changed",
-     "compaction_end", "tool_execution_start", "tool_execution_end"}
-)  # fmt: skip
+_KERNEL_EVENTS = frozenset({"agent_start", "agent_end", "tool_execution_start", "tool_execution_end"})
+"""After these the kernel's state may have changed (the view state does not carry it: `get_state()` does)."""
 
 
 _SEVERITY: dict[str, SeverityLevel] = {"info": "information", "warning": "warning", "error": "error"}
@@ -86,8 +82,9 @@ class ChatScreen(Screen[None]):
         self.connection: AgentConnection | None = None
         self._waiting: list[tuple[str, str]] = [("send", initial_prompt)] if initial_prompt else []
         self._events: asyncio.Queue[ConnectionEvent] = asyncio.Queue()
-        self._questions: list[Question] = []
         self._dialog: QuestionDialog | None = None
+        self._kernel_state: str | None = None
+        self._kernel_stale = True
         self._expanded = False
         self._link = "connected"
         self._unsubscribe: Callable[[], None] | None = None
@@ -127,9 +124,7 @@ class ChatScreen(Screen[None]):
         self.post_message(self.Connected(connection))
         self._unsubscribe = connection.subscribe(self._events.put_nowait)
         await self.feed.load(await connection.get_snapshot())
-        for question in (await connection.get_snapshot()).pending_questions:
-            self._ask(question)
-        await self.refresh_footer()
+        await self._after_render()
         self._pump()
         waiting, self._waiting = self._waiting, []
         for behavior, text in waiting:
@@ -143,55 +138,53 @@ class ChatScreen(Screen[None]):
             return  # the app quit while a widget was being mounted: its DOM is going away
 
     async def _drain(self) -> None:
+        """Fold every event that came since the last pass, then draw once."""
         while True:
             batch = [await self._events.get()]
             while not self._events.empty():
                 batch.append(self._events.get_nowait())
-            session_events = [e.event for e in batch if isinstance(e, SessionEventReceived)]
-            if len(session_events) == len(batch):
-                for event in coalesce(session_events):
-                    await self._session_event(event)
-            else:
-                for item in batch:
+            for item in batch:
+                if isinstance(item, SessionEventReceived):
+                    self.feed.apply((item.event,))
+                    self._kernel_stale |= item.event.type in _KERNEL_EVENTS
+                else:
                     await self._connection_event(item)
+            await self.feed.render()
+            await self._after_render()
 
     async def _connection_event(self, item: ConnectionEvent) -> None:
-        if isinstance(item, SessionEventReceived):
-            await self._session_event(item.event)
-        elif isinstance(item, SessionReplaced):
+        if isinstance(item, SessionReplaced):
+            await self.feed.render()
             await self.feed.load(item.snapshot)
-            for question in item.snapshot.pending_questions:
-                self._ask(question)
-            await self.refresh_footer()
+            self._kernel_stale = True
         elif isinstance(item, ClientSetEditorText):
             self.editor.set_prompt(item.text)
         elif isinstance(item, ClientNotice):
             self.notify(item.message, severity=_SEVERITY[item.level])
         elif isinstance(item, ConnectionStatus):
             self._link = item.status
-            await self.refresh_footer()
         elif isinstance(item, Closed):
-            await self.conversation.add(Notice(f"Disconnected: {item.error or 'the connection closed'}", "error"))
+            await self.conversation.add_line(f"Disconnected: {item.error or 'the connection closed'}", "error")
 
-    async def _session_event(self, event: SessionEvent) -> None:
-        await self.feed.apply(event)
-        if isinstance(event, QuestionAsked):
-            self._ask(event.question)
-        elif isinstance(event, QuestionResolved):
-            self._settled(event.id)
-        elif isinstance(event, Notify):
-            self.notify(event.message, severity=_SEVERITY[event.level])
-        if event.type in _FOOTER_EVENTS:
-            await self.refresh_footer()
-
-    async def refresh_footer(self) -> None:
-        if self.connection is None:
+    async def _after_render(self) -> None:
+        """What follows the view state outside the conversation: questions and the footer."""
+        state = self.feed.state
+        if state is None:
             return
-        state = await self.connection.get_state()
+        self._sync_questions(state.questions)
+        if self._kernel_stale and self.connection is not None:
+            self._kernel_stale = False
+            self._kernel_state = (await self.connection.get_state()).kernel_state
+        self.refresh_footer()
+
+    def refresh_footer(self) -> None:
+        state = self.feed.state
+        if state is None:
+            return
         usage = state.usage
         self.footer.show(
             FooterInfo(
-                session_name=state.session_name,
+                session_name=state.name,
                 model=f"{state.model.provider}/{state.model.id}" if state.model else None,
                 thinking=state.thinking_level,
                 input_tokens=usage.input if usage else 0,
@@ -200,7 +193,7 @@ class ChatScreen(Screen[None]):
                 cost=usage.cost.total if usage else 0.0,
                 context_tokens=state.context_tokens,
                 context_window=state.context_window,
-                kernel_state=getattr(state, "kernel_state", None),
+                kernel_state=self._kernel_state,
                 running=self.feed.running,
                 link=self._link,
             )
@@ -208,36 +201,27 @@ class ChatScreen(Screen[None]):
 
     # --- questions ------------------------------------------------------------------------------
 
-    def _ask(self, question: Question) -> None:
-        if all(q.id != question.id for q in self._questions):
-            self._questions.append(question)
-        self._show_question()
-
-    def _show_question(self) -> None:
-        if self._dialog is not None or not self._questions:
-            return
-        question = self._questions[0]
-        self._dialog = QuestionDialog(question)
-        self.app.bell()
-        self.app.push_screen(self._dialog, lambda result: self._answered(question, result))
+    def _sync_questions(self, questions: tuple[Question, ...]) -> None:
+        """One dialog at a time, for the oldest pending question; closed when it is settled anywhere."""
+        if self._dialog is not None and all(q.id != self._dialog.question.id for q in questions):
+            self._dialog.close_settled()
+            self._dialog = None
+        if self._dialog is None and questions:
+            question = questions[0]
+            self._dialog = QuestionDialog(question)
+            self.app.bell()
+            self.app.push_screen(self._dialog, lambda result: self._answered(question, result))
 
     def _answered(self, question: Question, result: DialogResult | None) -> None:
-        self._dialog = None
-        self._questions = [q for q in self._questions if q.id != question.id]
+        if self._dialog is not None and self._dialog.question.id == question.id:
+            self._dialog = None
         if result is not None and result.send and self.connection is not None:
             self._answer(question.id, result)
-        self._show_question()
 
     @work(group="answers")
     async def _answer(self, question_id: str, result: DialogResult) -> None:
         if self.connection is not None:
             await self.connection.answer_question(question_id, result.answer)
-
-    def _settled(self, question_id: str) -> None:
-        if self._dialog is not None and self._dialog.question.id == question_id:
-            self._dialog.close_settled()
-        else:
-            self._questions = [q for q in self._questions if q.id != question_id]
 
     # --- the editor -----------------------------------------------------------------------------
 
@@ -270,13 +254,15 @@ class ChatScreen(Screen[None]):
         assert self.connection is not None
         try:
             if not self.feed.running:
+                self.feed.add_local(text)
+                await self.feed.render()
                 await self.connection.prompt(text)
             elif behavior == "follow_up":
                 await self.connection.follow_up(text)
             else:
                 await self.connection.steer(text)
         except PrimeError as exc:
-            await self.conversation.add(Notice(f"Not sent: {exc}", "error"))
+            await self.conversation.add_line(f"Not sent: {exc}", "error")
 
     @work(group="command")
     async def _command(self, name: str, arg: str) -> None:

@@ -1,44 +1,76 @@
-"""The conversation: every message, tool card and notice of the session, in order, scrollable.
+"""The conversation: every message and notice of the session, in order, scrollable.
 
 It follows the newest output (Textual's anchor) until the user scrolls up, and follows again once they
-are back at the bottom. Tool cards are kept by tool-call id, so a tool's execution updates the card its
-call created, wherever it is.
+are back at the bottom. Messages are kept by their render key, notices by their key, tool cards by
+tool-call id, so a new view state redraws only what changed.
 """
 
 from __future__ import annotations
 
 from textual.containers import VerticalScroll
-from textual.widget import Widget
 
+from prime_jupyter.protocol.view import MessageView
+from prime_jupyter.protocol.view import Notice as NoticeView
+
+from .message import AssistantMessageView, Notice, UserMessageView
 from .tool_card import ToolCard
 
 __all__ = ["Conversation"]
 
 
 class Conversation(VerticalScroll):
-    """The scrolling transcript; `cards` maps tool-call ids to their cards."""
+    """The scrolling transcript."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.cards: dict[str, ToolCard] = {}
+        self.messages: dict[str, UserMessageView | AssistantMessageView] = {}
+        self.notices: dict[str, Notice] = {}
         self.can_focus = False
 
     def on_mount(self) -> None:
         self.anchor()
 
-    async def add(self, widget: Widget) -> None:
-        await self.mount(widget)
+    async def show_message(self, view: MessageView) -> None:
+        """Draw a message of the view state: a new one at the end, a known one in place."""
+        widget = self.messages.get(view.key)
+        if widget is None:
+            if view.role == "user":
+                widget = UserMessageView(view)
+            else:
+                widget = AssistantMessageView(view, self.cards)
+            self.messages[view.key] = widget
+            await self.mount(widget)
+        else:
+            await widget.show(view)
 
-    async def card(self, call_id: str, name: str) -> ToolCard:
-        """The card of this tool call; a new one at the end when its call was not seen (attached mid-run)."""
-        found = self.cards.get(call_id)
-        if found is None:
-            found = self.cards[call_id] = ToolCard(call_id, name)
-            await self.mount(found)
-        return found
+    async def show_notices(self, notices: tuple[NoticeView, ...]) -> None:
+        """Notices appear in line where they first came; one replaced under the same key changes in place."""
+        keys = {n.key for n in notices}
+        for key in [k for k in self.notices if k not in keys]:
+            await self.notices.pop(key).remove()
+        for notice in notices:
+            widget = self.notices.get(notice.key)
+            if widget is None:
+                widget = self.notices[notice.key] = Notice(notice.text, notice.level)
+                await self.mount(widget)
+            else:
+                widget.show(notice.text, notice.level)
+
+    async def drop_messages(self, keys: set[str]) -> None:
+        for key in keys:
+            widget = self.messages.pop(key, None)
+            if widget is not None:
+                await widget.remove()
+
+    async def add_line(self, text: str, level: str = "info") -> None:
+        """A line of the app's own (a command's result), after what is there."""
+        await self.mount(Notice(text, level))
 
     async def clear(self) -> None:
         self.cards.clear()
+        self.messages.clear()
+        self.notices.clear()
         await self.remove_children()
         self.anchor()
 

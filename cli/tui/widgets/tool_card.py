@@ -6,18 +6,16 @@ and Ctrl+O on the chat expands or collapses all of them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from pydantic import JsonValue
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from prime_jupyter.ai.types import ImageContent, TextContent
+from prime_jupyter.protocol.view import ToolView
 
-from ..tool_render import ToolView, render_tool, summary_of
+from ..tool_render import CardData, card_data, render_tool, summary_of
 
 __all__ = ["ToolCard"]
 
@@ -31,32 +29,31 @@ class ToolCard(Vertical, can_focus=True):
 
     expanded: reactive[bool] = reactive(False)
 
-    def __init__(self, call_id: str, name: str) -> None:
+    def __init__(self, tool: ToolView) -> None:
         super().__init__(classes="tool-card")
-        self.call_id = call_id
-        self.view = ToolView(name=name, args={})
-        self._header = Static(classes="tool-header")
-        self._body = Static(classes="tool-body")
+        self.call_id = tool.tool_call_id
+        self.tool = tool
+        self.view = card_data(tool)
+        self._ready = False
 
-    def compose(self) -> tuple[Static, Static]:
-        return self._header, self._body
+    def compose(self) -> ComposeResult:
+        yield Static(classes="tool-header")
+        yield Static(classes="tool-body")
 
     def on_mount(self) -> None:
+        self._ready = True
         self._redraw()
 
-    def set_arguments(self, args: dict[str, JsonValue]) -> None:
-        self._update(ToolView(self.view.name, dict(args), self.view.content, self.view.details, self.view.status))
+    def show(self, tool: ToolView) -> None:
+        """Draw the tool part as the view state has it now."""
+        if tool is not self.tool:
+            self.tool = tool
+            self.view = card_data(tool)
+            self._redraw()
 
-    def set_running(self, args: dict[str, JsonValue] | None = None) -> None:
-        view = self.view
-        self._update(ToolView(view.name, dict(args) if args else view.args, view.content, view.details, "running"))
-
-    def set_output(
-        self, content: Sequence[TextContent | ImageContent], details: JsonValue, status: str | None = None
-    ) -> None:
-        """The output so far (`status` None: still running) or the final one (`done` / `error`)."""
-        view = self.view
-        self._update(ToolView(view.name, view.args, tuple(content), details, status or view.status))
+    def header_text(self) -> Text:
+        mark, style = _MARKS.get(self.view.status, _MARKS["pending"])
+        return Text.assemble((f"{mark} ", style), (self.view.name, "bold"), "  ", (summary_of(self.view), "dim"))
 
     def action_toggle_output(self) -> None:
         self.expanded = not self.expanded
@@ -67,15 +64,10 @@ class ToolCard(Vertical, can_focus=True):
     def watch_expanded(self) -> None:
         self._redraw()
 
-    def _update(self, view: ToolView) -> None:
-        self.view = view
-        self._redraw()
-
-    def header_text(self) -> Text:
-        mark, style = _MARKS.get(self.view.status, _MARKS["pending"])
-        return Text.assemble((f"{mark} ", style), (self.view.name, "bold"), "  ", (summary_of(self.view), "dim"))
-
     def _redraw(self) -> None:
-        self._header.update(self.header_text())
-        self._body.update(render_tool(self.view, self.expanded))
-        self.set_class(self.view.status == "error", "-error")
+        if not self._ready:
+            return
+        view: CardData = self.view
+        self.query_one(".tool-header", Static).update(self.header_text())
+        self.query_one(".tool-body", Static).update(render_tool(view, self.expanded))
+        self.set_class(view.status == "error", "-error")
