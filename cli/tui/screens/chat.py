@@ -75,8 +75,11 @@ class ChatScreen(Screen[None]):
             super().__init__()
             self.error = error
 
-    def __init__(self, connect: Connector, cwd_label: str, initial_prompt: str | None = None) -> None:
+    def __init__(
+        self, connect: Connector, cwd_label: str, initial_prompt: str | None = None, dispose: bool = False
+    ) -> None:
         super().__init__()
+        self._dispose = dispose
         self._connect = connect
         self._cwd_label = cwd_label
         self.connection: AgentConnection | None = None
@@ -104,9 +107,11 @@ class ChatScreen(Screen[None]):
         self.feed = Feed(self.conversation, self.query_one(QueueView))
         self.call_after_refresh(self._open)
 
-    def on_unmount(self) -> None:
+    async def on_unmount(self) -> None:
         if self._unsubscribe is not None:
             self._unsubscribe()
+        if self._dispose and self.connection is not None:
+            await self.connection.dispose()
 
     def commands(self) -> list[tuple[str, str]]:
         return list(COMMANDS)
