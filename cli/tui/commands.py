@@ -80,9 +80,7 @@ async def _run(chat: ChatScreen, connection: AgentConnection, name: str, arg: st
             raise ValueError("give the name: /name my analysis")
         await connection.rename_session(arg)
     elif name == "compact":
-        result = await connection.compact(arg or None)
-        if not result.compacted:
-            await chat.conversation.add_line("Nothing to compact yet.")
+        await connection.compact(arg or None)  # the session's compaction events say how it went
     elif name == "export":
         fmt = cast(Literal["html", "jsonl"], arg or "html")
         if fmt not in ("html", "jsonl"):

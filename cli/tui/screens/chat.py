@@ -23,6 +23,7 @@ from textual.widgets import TextArea
 
 from prime_jupyter.connection.base import AgentConnection
 from prime_jupyter.connection.types import (
+    AgentConnectionUnsupportedError,
     ClientNotice,
     ClientSetEditorText,
     Closed,
@@ -37,7 +38,7 @@ from prime_jupyter.protocol.questions import Question
 from ..commands import COMMANDS, resolve, run_command
 from ..connect import Connector
 from ..feed import Feed
-from ..widgets.command_menu import CommandMenu
+from ..widgets.command_menu import CommandMenu, command_matches
 from ..widgets.conversation import Conversation
 from ..widgets.editor import PromptEditor
 from ..widgets.queue_view import QueueView
@@ -231,13 +232,27 @@ class ChatScreen(Screen[None]):
     # --- the editor -----------------------------------------------------------------------------
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        self.editor.menu_open = self.menu.show_matches(self.commands(), self.editor.text)
+        text = self.editor.text
+        choices = [(f"/{name} ", f"/{name}", about) for name, about in command_matches(self.commands(), text)]
+        if not choices and text.startswith("/") and "\n" not in text and " " in text:
+            name, _, prefix = text[1:].partition(" ")
+            choices = [(f"/{name} {item}", item, "") for item in self._completions(name, prefix) if item != prefix]
+        self.editor.menu_open = self.menu.show(choices)
+
+    def _completions(self, command: str, prefix: str) -> list[str]:
+        """The argument completions the connection offers (none where its extensions do not run here)."""
+        if self.connection is None or " " in prefix:
+            return []
+        try:
+            return self.connection.extensions.get_argument_completions(command, prefix)[:20]
+        except AgentConnectionUnsupportedError:
+            return []
 
     def on_prompt_editor_menu_key(self, event: PromptEditor.MenuKey) -> None:
         if event.key == "tab":
             chosen = self.menu.chosen()
             if chosen:
-                self.editor.set_prompt(f"/{chosen} ")
+                self.editor.set_prompt(chosen)
         else:
             self.menu.move(1 if event.key == "down" else -1)
 

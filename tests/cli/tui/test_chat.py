@@ -13,7 +13,7 @@ from prime_jupyter.cli.tui.widgets.tool_card import ToolCard
 from tui_kit import SIZE, answers, app_on, card_text, local_connection, until
 
 from prime_jupyter.connection.in_process import InProcessAgentConnection
-from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
+from prime_jupyter.testing import HttpError, ScriptedLLMServer, ScriptedTurn, Text, Thinking, ToolCall
 
 
 def sent(llm: ScriptedLLMServer, index: int) -> str:
@@ -130,3 +130,23 @@ async def test_history_and_multi_line_prompts(connection: InProcessAgentConnecti
         assert editor.text == "line one\nline two"
         await pilot.press("down", "down")
         assert editor.text == ""
+
+
+@pytest.mark.asyncio
+async def test_thinking_is_collapsed_and_errors_are_shown_in_line(
+    connection: InProcessAgentConnection, llm: ScriptedLLMServer
+) -> None:
+    from textual.widgets import Collapsible
+
+    llm.enqueue(
+        ScriptedTurn(blocks=[Thinking(text="Let me think about it."), Text(text="Thought it through.")]),
+        ScriptedTurn(blocks=[Text(text="x")], fault=HttpError(status=400, message="that request was invalid")),
+    )
+    app = app_on(connection)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"think", "enter")
+        await until(pilot, lambda: "Thought it through." in answers(app))
+        thinking = app.screen.query_one(Collapsible)
+        assert thinking.collapsed and "Let me think about it." in str(thinking.query_one(".thinking-text").content)
+        await pilot.press(*"again", "enter")
+        await until(pilot, lambda: any("that request was invalid" in str(n.content) for n in app.screen.query(Notice)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -24,10 +25,10 @@ async def test_the_menu_completes_a_command(connection: InProcessAgentConnection
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("/", "m")
         menu = app.screen.query_one(CommandMenu)
-        assert menu.display and menu.chosen() == "model"
+        assert menu.display and menu.chosen() == "/model "
         await pilot.press("tab")
         assert app.screen.query_one(PromptEditor).text == "/model "
-        assert not menu.display
+        await until(pilot, lambda: menu.chosen() == "/model scripted/m1")  # now the model's completions
 
 
 @pytest.mark.asyncio
@@ -76,3 +77,68 @@ async def test_name_and_session(connection: InProcessAgentConnection) -> None:
         await until(pilot, lambda: isinstance(app.screen, HelpScreen))
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, HelpScreen))
+
+
+@pytest.mark.asyncio
+async def test_arguments_complete_from_the_connection_s_extensions(connection: InProcessAgentConnection) -> None:
+    app = app_on(connection)
+    async with app.run_test(size=SIZE) as pilot:
+        footer = app.screen.query_one(StatusFooter)
+        await until(pilot, lambda: footer.info.model is not None)
+        await pilot.press(*"/model scripted/m")
+        menu = app.screen.query_one(CommandMenu)
+        assert menu.display and menu.chosen() == "/model scripted/m1"
+        await pilot.press("down", "tab")
+        assert app.screen.query_one(PromptEditor).text == "/model scripted/m2"
+        await pilot.press("enter")
+        await until(pilot, lambda: footer.info.model == "scripted/m2")
+
+
+@pytest.mark.asyncio
+async def test_shift_tab_cycles_the_thinking_level(connection: InProcessAgentConnection) -> None:
+    app = app_on(connection)
+    async with app.run_test(size=SIZE) as pilot:
+        footer = app.screen.query_one(StatusFooter)
+        await until(pilot, lambda: footer.info.thinking is not None)
+        levels = (await connection.get_state()).available_thinking_levels
+        before = footer.info.thinking
+        await pilot.press("shift+tab")
+        await until(pilot, lambda: footer.info.thinking != before)
+        assert footer.info.thinking == levels[(levels.index(str(before)) + 1) % len(levels)]
+        await pilot.press(*"/thinking off", "enter")
+        await until(pilot, lambda: footer.info.thinking == "off")
+
+
+@pytest.mark.asyncio
+async def test_new_export_and_compact(home: Path, llm: ScriptedLLMServer) -> None:
+    settings = json.loads((home / "settings.json").read_text())
+    (home / "settings.json").write_text(json.dumps({**settings, "compaction": {"keepRecentTokens": 1}}))
+    connection = local_connection(home)
+    try:
+        await _new_export_and_compact(connection, llm)
+    finally:
+        await connection.dispose()
+
+
+async def _new_export_and_compact(connection: InProcessAgentConnection, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(
+        ScriptedTurn(blocks=[Text(text="first answer")]),
+        ScriptedTurn(blocks=[Text(text="second answer")]),
+        ScriptedTurn(blocks=[Text(text="## Summary\nThey asked twice.")]),
+        ScriptedTurn(blocks=[Text(text="## Summary\nThey asked twice.")]),
+    )
+    app = app_on(connection)
+    async with app.run_test(size=SIZE) as pilot:
+        for text in ("first", "second"):
+            await pilot.press(*text, "enter")
+            await until(pilot, lambda text=text: f"{text} answer" in answers(app))  # type: ignore[misc]
+        await pilot.press(*"/export jsonl", "enter")
+        await until(pilot, lambda: any("Exported to" in str(n.content) for n in app.screen.query(Notice)))
+        exported = next(str(n.content) for n in app.screen.query(Notice) if "Exported to" in str(n.content))
+        assert Path(exported.removeprefix("Exported to ").strip()).is_file()
+        await pilot.press(*"/compact", "enter")
+        await until(pilot, lambda: any("Context compacted" in str(n.content) for n in app.screen.query(Notice)))
+        first_id = (await connection.get_state()).session_id
+        await pilot.press(*"/new", "enter")
+        await until(pilot, lambda: not app.screen.query(UserMessageView))
+        assert (await connection.get_state()).session_id != first_id

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from prime_jupyter.cli.tui.app import PrimeApp
 from prime_jupyter.cli.tui.tool_render import render_tool
-from prime_jupyter.cli.tui.widgets.message import AssistantMessageView
+from prime_jupyter.cli.tui.widgets.message import AssistantMessageView, Notice
 from prime_jupyter.cli.tui.widgets.tool_card import ToolCard
 from rich.console import Console
 from textual.app import App
@@ -44,7 +44,8 @@ async def until(pilot: Pilot[None], condition: Callable[[], bool], within: float
     deadline = loop.time() + within
     while not condition():
         if loop.time() > deadline:
-            raise AssertionError(f"condition not met within {within} s; answers: {answers(pilot.app)[:300]!r}")
+            shown = [str(n.content) for n in pilot.app.screen.query(Notice)]
+            raise AssertionError(f"not within {within} s; answers: {answers(pilot.app)[:300]!r}; notices: {shown}")
         await pilot.pause(0.02)
 
 
