@@ -28,6 +28,7 @@ __all__ = ["PREVIEW_LINES", "CardData", "card_data", "render_tool", "summary_of"
 PREVIEW_LINES = 8
 """Lines of output a collapsed card shows (its last ones: errors and results come at the end)."""
 _CODE_PREVIEW_LINES = 20
+_SUMMARY_LENGTH = 80
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _SEPARATOR = re.compile(r"^-{20,}\s*$")
 
@@ -65,7 +66,7 @@ def summary_of(view: CardData) -> str:
     key = {"ipython": "code", "bash": "command"}.get(view.name)
     value = view.args.get(key) if key else next((v for v in view.args.values() if isinstance(v, str)), None)
     first = value.strip().splitlines()[0] if isinstance(value, str) and value.strip() else ""
-    return first if len(first) <= 80 else first[:79] + "…"
+    return first if len(first) <= _SUMMARY_LENGTH else first[: _SUMMARY_LENGTH - 1] + "…"
 
 
 def render_tool(view: CardData, expanded: bool) -> RenderableType:
@@ -73,13 +74,16 @@ def render_tool(view: CardData, expanded: bool) -> RenderableType:
     parts: list[RenderableType] = []
     if view.name == "ipython":
         code = view.args.get("code")
-        if isinstance(code, str) and code:
-            parts.append(_code(code, "bash" if code.startswith("%%bash") else "python", expanded))
+        lexer = "bash" if isinstance(code, str) and code.startswith("%%bash") else "python"
+        shown = _code(code, lexer, expanded) if isinstance(code, str) else None
+        if shown is not None:
+            parts.append(shown)
         output = _ipython_output(view)
     elif view.name == "bash":
         command = view.args.get("command")
-        if isinstance(command, str) and command:
-            parts.append(_code(command, "bash", expanded))
+        shown = _code(command, "bash", expanded) if isinstance(command, str) else None
+        if shown is not None:
+            parts.append(shown)
         output = _plain_output(view)
     else:
         if view.args:
@@ -90,8 +94,10 @@ def render_tool(view: CardData, expanded: bool) -> RenderableType:
     return Group(*parts)
 
 
-def _code(code: str, lexer: str, expanded: bool) -> RenderableType:
+def _code(code: str, lexer: str, expanded: bool) -> RenderableType | None:
     lines = code.rstrip("\n").split("\n")
+    if len(lines) == 1 and len(lines[0]) <= _SUMMARY_LENGTH:
+        return None  # the header shows all of it
     if not expanded and len(lines) > _CODE_PREVIEW_LINES:
         hidden = len(lines) - _CODE_PREVIEW_LINES
         code = "\n".join(lines[:_CODE_PREVIEW_LINES])
