@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Literal, cast
 
 from prime_jupyter.errors import PrimeError
 from prime_jupyter.protocol.common import ModelRef
+from prime_jupyter.protocol.view import TextView
 
 from .screens.help import HelpScreen
 from .screens.model_picker import ModelChoice, ModelPicker
@@ -31,6 +32,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("compact", "summarise the conversation to free context: /compact [instructions]"),
     ("export", "write the session to a file: /export [html|jsonl]"),
     ("session", "this session's id, file, tokens and cost"),
+    ("copy", "copy the last answer to the clipboard"),
     ("help", "commands and keys"),
     ("quit", "leave (an attached session keeps running in its server)"),
 )
@@ -87,6 +89,12 @@ async def _run(chat: ChatScreen, connection: AgentConnection, name: str, arg: st
             raise ValueError("the format is html or jsonl")
         exported = await connection.export(fmt)
         await chat.conversation.add_line(f"Exported to {exported.path}")
+    elif name == "copy":
+        text = _last_answer(chat)
+        if text is None:
+            raise ValueError("there is no answer to copy yet")
+        chat.app.copy_to_clipboard(text)
+        chat.notify("Copied the last answer.")
     elif name == "session":
         await chat.conversation.add_line(await _session_text(connection))
 
@@ -129,3 +137,14 @@ async def _session_text(connection: AgentConnection) -> str:
             f"cost ${usage.cost.total:.4f}"
         )
     return "\n".join(lines)
+
+
+def _last_answer(chat: ChatScreen) -> str | None:
+    """The text of the newest assistant message of the view state."""
+    state = chat.feed.state
+    for message in reversed(state.messages if state is not None else ()):
+        if message.role == "assistant":
+            texts = [part.text for part in message.parts if isinstance(part, TextView)]
+            if texts:
+                return "\n\n".join(texts)
+    return None

@@ -10,6 +10,7 @@ question dialog (one at a time, closed here when they are settled anywhere).
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 
 from textual import work
@@ -51,6 +52,8 @@ _KERNEL_EVENTS = frozenset({"agent_start", "agent_end", "tool_execution_start", 
 """After these the kernel's state may have changed (the view state does not carry it: `get_state()` does)."""
 
 
+_BELL_AFTER_S = 5.0
+"""A run longer than this rings the terminal's bell when it ends (the user may be looking elsewhere)."""
 _SEVERITY: dict[str, SeverityLevel] = {"info": "information", "warning": "warning", "error": "error"}
 
 
@@ -62,6 +65,7 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+o", "expand_all", "expand output", show=False),
         Binding("ctrl+l", "command('model')", "model", show=False),
         Binding("ctrl+d", "quit_if_empty", "quit", show=False),
+        Binding("alt+up", "take_back", "edit the last queued message", show=False),
     ]
 
     class Connected(Message):
@@ -89,6 +93,7 @@ class ChatScreen(Screen[None]):
         self._dialog: QuestionDialog | None = None
         self._kernel_state: str | None = None
         self._kernel_stale = True
+        self._run_started: float | None = None
         self._expanded = False
         self._link = "connected"
         self._unsubscribe: Callable[[], None] | None = None
@@ -178,10 +183,20 @@ class ChatScreen(Screen[None]):
         if state is None:
             return
         self._sync_questions(state.questions)
+        self._ring_after_a_long_run()
         if self._kernel_stale and self.connection is not None:
             self._kernel_stale = False
             self._kernel_state = (await self.connection.get_state()).kernel_state
         self.refresh_footer()
+
+    def _ring_after_a_long_run(self) -> None:
+        now = time.monotonic()
+        if self.feed.running and self._run_started is None:
+            self._run_started = now
+        elif not self.feed.running and self._run_started is not None:
+            if now - self._run_started > _BELL_AFTER_S:
+                self.app.bell()
+            self._run_started = None
 
     def refresh_footer(self) -> None:
         state = self.feed.state
@@ -311,6 +326,24 @@ class ChatScreen(Screen[None]):
 
     def action_command(self, name: str) -> None:
         self._command(name, "")
+
+    def action_take_back(self) -> None:
+        self._take_back()
+
+    @work(group="queue")
+    async def _take_back(self) -> None:
+        """The last queued message back into the editor; the others stay queued, in order."""
+        if self.connection is None:
+            return
+        queued = await self.connection.clear_queue()
+        steering, follow_up = list(queued.steering), list(queued.follow_up)
+        last = follow_up.pop() if follow_up else steering.pop() if steering else None
+        for text in steering:
+            await self.connection.steer(text)
+        for text in follow_up:
+            await self.connection.follow_up(text)
+        if last is not None:
+            self.editor.set_prompt(last)
 
     def action_quit_if_empty(self) -> None:
         if not self.editor.text:

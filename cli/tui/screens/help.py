@@ -20,6 +20,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("Up / Down", "earlier prompts (on the first / last line)"),
     ("Tab", "complete a / command"),
     ("Esc", "abort the run"),
+    ("Alt+Up", "take the last queued message back into the editor"),
     ("Shift+Tab", "next thinking level"),
     ("Ctrl+O", "expand or collapse all tool output"),
     ("Enter on a tool card", "expand or collapse it"),

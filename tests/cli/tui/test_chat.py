@@ -150,3 +150,35 @@ async def test_thinking_is_collapsed_and_errors_are_shown_in_line(
         assert thinking.collapsed and "Let me think about it." in str(thinking.query_one(".thinking-text").content)
         await pilot.press(*"again", "enter")
         await until(pilot, lambda: any("that request was invalid" in str(n.content) for n in app.screen.query(Notice)))
+
+
+@pytest.mark.asyncio
+async def test_alt_up_takes_the_last_queued_message_back(
+    connection: InProcessAgentConnection, llm: ScriptedLLMServer
+) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="word " * 200, chunks=200)], chunk_delay_s=0.05))
+    app = app_on(connection)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"go", "enter")
+        await until(pilot, lambda: "word" in answers(app))
+        await pilot.press(*"one", "alt+enter", *"two", "alt+enter")
+        queue = app.screen.query_one(QueueView)
+        await until(pilot, lambda: str(queue.content) == "follow-up: one\nfollow-up: two")
+        await pilot.press("alt+up")
+        await until(pilot, lambda: str(queue.content) == "follow-up: one")
+        assert app.screen.query_one(PromptEditor).text == "two"
+        await pilot.press("escape")
+        await until(pilot, lambda: not app.screen.feed.running)  # type: ignore[attr-defined]
+
+
+@pytest.mark.asyncio
+async def test_copy_puts_the_last_answer_on_the_clipboard(
+    connection: InProcessAgentConnection, llm: ScriptedLLMServer
+) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="Copy **me**.")]))
+    app = app_on(connection)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"hi", "enter")
+        await until(pilot, lambda: "Copy **me**." in answers(app))
+        await pilot.press(*"/copy", "enter")
+        await until(pilot, lambda: app.clipboard == "Copy **me**.")
