@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from prime_jupyter.ai.history import History, MessageData
+from prime_jupyter.ai.data import MessageData
+from prime_jupyter.ai.history import History
 from prime_jupyter.ai.types import AssistantMessage, Message, TextContent, ToolResultMessage, UserMessage
 from prime_jupyter.sessions.entries import (
     AgentMessage,
