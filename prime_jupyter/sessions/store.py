@@ -45,7 +45,6 @@ from prime_jupyter.sessions.entries import (
     SessionEntry,
     SessionHeader,
     UnknownEntry,
-    id_of,
 )
 
 __all__ = [
@@ -181,16 +180,16 @@ def _parse_entries(lines: Iterable[bytes], loaded: LoadedTranscript, on_entry: O
         entry: AnyEntry | RawEntry
         opaque = False
         if _is_raw_message_entry(raw):
-            entry = raw
+            entry, key = raw, raw["id"]
         else:
+            known: AnyEntry | None
             try:
-                entry = validate(raw)
+                known = validate(raw)
             except ValidationError as exc:
-                salvaged = _salvage(raw, number, exc, warnings)
-                if salvaged is None:
+                known, opaque = _salvage(raw, number, exc, warnings), True
+                if known is None:
                     continue
-                entry, opaque = salvaged, True
-        key = id_of(entry)
+            entry, key = known, known.id
         if key in positions:
             warnings.append(f"line {number}: duplicate entry id {key!r} skipped")
             continue
