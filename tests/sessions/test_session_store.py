@@ -155,10 +155,12 @@ def test_writer_refuses_to_overwrite_an_existing_file(tmp_path: Path) -> None:
         TranscriptWriter(tmp_path / "f.jsonl").create([b"y\n"])
 
 
-def test_loading_leaves_the_garbage_collector_as_it_was(tmp_path: Path) -> None:
+def test_loading_leaves_the_garbage_collector_to_the_host(tmp_path: Path) -> None:
+    """Issue 12: no library module switches the collector; only the hosts' policy does."""
     path = _path(_written_session(tmp_path, "one"))
+    frozen = gc.get_freeze_count()
     SessionManager.open(path)
-    assert gc.isenabled()
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
     gc.disable()
     try:
         SessionManager.open(path)
