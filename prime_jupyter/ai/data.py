@@ -10,10 +10,15 @@ A key is `Required` when the model's field has no default, and for the `type`/`r
 joins each union (pydantic needs the tag to pick a model, and `if block["type"] == "text":` narrows
 the union to that block). Every other key is `NotRequired`: a transcript written by another version
 of the format, or edited by hand, may leave a defaulted field out, so converters read those with
-`.get(key, default)` and the model's default. A field whose value is `None` is left out of a dump;
-a line that holds a `null` there anyway reads like a missing key through `.get`. The data is
-unvalidated: a malformed line fails a converter, and the request is built again without it
-(`History.drop_malformed`). `tests/ai/test_data.py` keeps these keys equal to the models' aliases.
+`.get(key, default)` and the model's default, into a typed place (`stop: StopReason =
+message.get("stopReason", "stop")`, a return value, a slot of the request body): mypy types a `.get`
+of a key the dict does not have as `object` without a word, and only the typed place rejects it.
+
+A field whose value is `None` is left out of a dump; a line that holds a `null` for an optional field
+anyway (`textSignature`, `errorMessage`) reads as `None` through `.get`, as a missing key does. The
+data is unvalidated: a malformed line fails a converter, and the request is built again without it
+(`History.drop_malformed`). `tests/ai/test_data.py` keeps these keys equal to the models' aliases
+and shows mypy rejecting a misspelt one.
 """
 
 # No `from __future__ import annotations`: TypedDict reads `NotRequired` from evaluated annotations

@@ -211,7 +211,8 @@ def _model_of(source: _ModelSource) -> tuple[str | None, str | None]:
         return source.provider, source.model
     if isinstance(source, ModelChangeEntry):
         return source.provider, source.model_id
-    provider, model = source.get("provider"), source.get("model")  # data, not validated: maybe not strings
+    provider: str | None = source.get("provider")  # data, not validated: maybe not a string after all
+    model: str | None = source.get("model")
     return (provider, model) if isinstance(provider, str) and isinstance(model, str) else (None, None)
 
 

@@ -81,9 +81,16 @@ def test_mypy_rejects_a_misspelt_key_of_the_typed_data(tmp_path: Path) -> None:
         """
         def url(image: ImageContentData) -> str:
             return f"data:{image['mimetype']};base64,{image['data']}"
+
+        def failed(message: MessageData) -> bool:
+            if message["role"] != "assistant":
+                return False
+            stop: str = message.get("stopreason", "stop")  # read into a typed place, as converters do
+            return stop == "error"
         """,
     )
-    assert status == 1 and 'TypedDict "ImageContentData" has no key "mimetype"' in out, out
+    assert 'TypedDict "ImageContentData" has no key "mimetype"' in out, out
+    assert status == 1 and 'expression has type "object", variable has type "str"' in out, out
 
 
 def test_mypy_rejects_a_key_of_another_role_until_the_role_is_checked(tmp_path: Path) -> None:
@@ -106,6 +113,12 @@ def test_mypy_accepts_the_right_keys_and_narrows_on_the_role(tmp_path: Path) -> 
 
         def call_id(message: MessageData) -> str | None:
             return message["toolCallId"] if message["role"] == "toolResult" else None
+
+        def failed(message: MessageData) -> bool:
+            if message["role"] != "assistant":
+                return False
+            stop: str = message.get("stopReason", "stop")
+            return stop == "error"
         """,
     )
     assert status == 0, out

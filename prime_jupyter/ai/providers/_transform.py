@@ -22,6 +22,7 @@ from prime_jupyter.ai.data import (
     ToolCallData,
     ToolResultMessageData,
 )
+from prime_jupyter.ai.types import StopReason
 
 __all__ = ["INTERRUPTED_RESULT", "normalize_messages", "safe_tool_id"]
 
@@ -64,7 +65,7 @@ def normalize_messages(messages: Iterable[MessageData]) -> Iterator[MessageData]
 
 
 def _clean_assistant(message: AssistantMessageData) -> AssistantMessageData | None:
-    stop_reason = message.get("stopReason", "stop")
+    stop_reason: StopReason = message.get("stopReason", "stop")
     if stop_reason == "error":
         return None
     if stop_reason != "aborted":

@@ -177,8 +177,9 @@ def _assistant_content(message: AssistantMessageData) -> list[JsonValue]:
 
 
 def _thinking(block: ThinkingContentData, same_provider: bool) -> Json | None:
-    signature = block.get("thinkingSignature")
-    if same_provider and block.get("redacted") and signature:
+    signature: str | None = block.get("thinkingSignature")
+    redacted: bool = block.get("redacted", False)
+    if same_provider and redacted and signature:
         return {"type": "redacted_thinking", "data": signature}
     if same_provider and signature:
         return {"type": "thinking", "thinking": block["thinking"], "signature": signature}

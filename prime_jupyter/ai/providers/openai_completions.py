@@ -15,7 +15,7 @@ from pydantic import JsonValue
 from prime_jupyter.ai.data import AssistantMessageData, ImageContentData, UserContentData
 from prime_jupyter.ai.history import messages_data
 from prime_jupyter.ai.models import Model, openai_reasoning_effort
-from prime_jupyter.ai.providers._openai_common import client_for, data_url, result_images, result_text
+from prime_jupyter.ai.providers._openai_common import arguments_json, client_for, data_url, result_images, result_text
 from prime_jupyter.ai.providers._request import encode_request, response_class, streamed
 from prime_jupyter.ai.providers._sse import drain, iter_sse
 from prime_jupyter.ai.providers._transform import normalize_messages
@@ -152,7 +152,7 @@ def _assistant(message: AssistantMessageData) -> Json:
             {
                 "id": c["id"],
                 "type": "function",
-                "function": {"name": c["name"], "arguments": json.dumps(c.get("arguments", {}))},
+                "function": {"name": c["name"], "arguments": arguments_json(c)},
             }
             for c in calls
         ]
