@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
-from pydantic import JsonValue
-
-from prime_jupyter.ai.data import ImageContentData, ToolCallData, ToolResultMessageData
+from prime_jupyter.ai.data import ImageContentData, ToolResultMessageData
 from prime_jupyter.ai.providers._http import cached_client
 
 if TYPE_CHECKING:
@@ -15,7 +12,7 @@ if TYPE_CHECKING:
 
     from prime_jupyter.ai.stream import StreamOptions
 
-__all__ = ["arguments_json", "client_for", "data_url", "result_images", "result_text"]
+__all__ = ["client_for", "data_url", "result_images", "result_text"]
 
 
 def client_for(options: StreamOptions) -> openai.AsyncOpenAI:
@@ -34,12 +31,6 @@ def client_for(options: StreamOptions) -> openai.AsyncOpenAI:
         )
 
     return cached_client(("openai", options.api_key, options.base_url, options.timeout_s), make, options.http_backend)
-
-
-def arguments_json(call: ToolCallData) -> str:
-    """A tool call's arguments as the JSON string both OpenAI APIs take."""
-    arguments: dict[str, JsonValue] = call.get("arguments", {})  # typed, so that mypy checks the key
-    return json.dumps(arguments)
 
 
 def data_url(image: ImageContentData) -> str:

@@ -15,7 +15,7 @@ from pydantic import JsonValue
 from prime_jupyter.ai.data import AssistantMessageData, ImageContentData, UserContentData
 from prime_jupyter.ai.history import messages_data
 from prime_jupyter.ai.models import Model, openai_reasoning_effort
-from prime_jupyter.ai.providers._openai_common import arguments_json, client_for, data_url, result_images, result_text
+from prime_jupyter.ai.providers._openai_common import client_for, data_url, result_images, result_text
 from prime_jupyter.ai.providers._request import encode_request, response_class, streamed
 from prime_jupyter.ai.providers._sse import drain, iter_sse
 from prime_jupyter.ai.providers._transform import normalize_messages
@@ -146,16 +146,15 @@ def _assistant(message: AssistantMessageData) -> Json:
     content = message.get("content", ())
     text = "".join(b["text"] for b in content if b["type"] == "text")
     out: Json = {"role": "assistant", "content": text or None}
-    calls = [b for b in content if b["type"] == "toolCall"]
+    calls: list[JsonValue] = []
+    for c in content:
+        if c["type"] == "toolCall":
+            arguments: dict[str, JsonValue] = c.get("arguments", {})  # typed, so that mypy checks the key
+            calls.append(
+                {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": json.dumps(arguments)}}
+            )
     if calls:
-        out["tool_calls"] = [
-            {
-                "id": c["id"],
-                "type": "function",
-                "function": {"name": c["name"], "arguments": arguments_json(c)},
-            }
-            for c in calls
-        ]
+        out["tool_calls"] = calls
     return out
 
 

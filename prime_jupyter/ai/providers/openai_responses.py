@@ -11,7 +11,7 @@ from pydantic import JsonValue
 from prime_jupyter.ai.data import AssistantMessageData, UserContentData
 from prime_jupyter.ai.history import messages_data
 from prime_jupyter.ai.models import Model, openai_reasoning_effort
-from prime_jupyter.ai.providers._openai_common import arguments_json, client_for, data_url, result_images, result_text
+from prime_jupyter.ai.providers._openai_common import client_for, data_url, result_images, result_text
 from prime_jupyter.ai.providers._request import encode_request, response_class, streamed
 from prime_jupyter.ai.providers._sse import drain, iter_sse
 from prime_jupyter.ai.providers._transform import normalize_messages
@@ -102,12 +102,13 @@ def _assistant_items(message: AssistantMessageData) -> list[JsonValue]:
             if block["text"]:
                 items.append({"role": "assistant", "content": [{"type": "output_text", "text": block["text"]}]})
         elif block["type"] == "toolCall":
+            arguments: dict[str, JsonValue] = block.get("arguments", {})  # typed, so that mypy checks the key
             items.append(
                 {
                     "type": "function_call",
                     "call_id": block["id"],
                     "name": block["name"],
-                    "arguments": arguments_json(block),
+                    "arguments": json.dumps(arguments),
                 }
             )
     return items
