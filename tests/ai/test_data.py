@@ -66,6 +66,7 @@ def _mypy(tmp_path: Path, body: str) -> tuple[str, int]:
             "--strict",
             "--config-file=",  # neither the project's configuration nor its plugins: this checks one snippet
             "--no-incremental",
+            f"--cache-dir={tmp_path / 'mypy-cache'}",  # not the project's cache, which other options made
             "--follow-imports=skip",  # what `ai.data` imports is Any here: only its keys are under test
             "--no-error-summary",
             str(snippet),
