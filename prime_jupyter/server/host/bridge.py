@@ -18,6 +18,7 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from prime_jupyter import gc_policy
 from prime_jupyter.ai.models import ThinkingLevel
 from prime_jupyter.ai.registry import ModelRegistry
 from prime_jupyter.connection.in_process import InProcessAgentConnection
@@ -129,7 +130,7 @@ class PrimeBridge:
             if live is not None:
                 return live
             info = await asyncio.to_thread(self._saved, session_id)
-            manager = await asyncio.to_thread(SessionManager.open, info.path)
+            manager = await asyncio.to_thread(_open_transcript, info.path)
             options = self._options(Path(manager.cwd), manager=manager)
             live = self._register(create_agent_session(options), options)
             await self.dialogs.reconcile(live)
@@ -268,3 +269,9 @@ class PrimeBridge:
 
 def _model_infos(agent_dir: Path) -> list[ModelInfo]:
     return model_infos(ModelRegistry.load(agent_dir))
+
+
+def _open_transcript(path: Path) -> SessionManager:
+    """A saved transcript, loaded as the bulk load it is (a long one is a million objects)."""
+    with gc_policy.bulk_load():
+        return SessionManager.open(path)
