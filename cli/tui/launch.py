@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import os
 import sys
 from collections.abc import Sequence
@@ -63,9 +62,6 @@ def run_app(connect: Connector, cwd: Path, words: Sequence[str] = (), attached: 
 
 async def _run(connect: Connector, cwd: Path, prompt: str | None, attached: bool) -> int:
     from .app import PrimeApp  # Textual: about half a second, imported only when the app runs
-
-    gc.freeze()  # start-up's objects live as long as the app: the collector need not scan them again
-    gc.enable()  # `main` turned it off for start-up
 
     app = PrimeApp(connect, cwd_label=cwd_label(cwd), initial_prompt=prompt, attached=attached)
     try:

@@ -22,6 +22,7 @@ from textual.screen import Screen
 from textual.widget import MountError
 from textual.widgets import TextArea
 
+from prime_jupyter import gc_policy
 from prime_jupyter.connection.base import AgentConnection
 from prime_jupyter.connection.types import (
     AgentConnectionUnsupportedError,
@@ -136,6 +137,7 @@ class ChatScreen(Screen[None]):
         self._unsubscribe = connection.subscribe(self._events.put_nowait)
         await self.feed.load(await connection.get_snapshot())
         await self._after_render()
+        gc_policy.start_up_done()  # the session is open and drawn: start-up is over
         self._pump()
         waiting, self._waiting = self._waiting, []
         for behavior, text in waiting:
@@ -197,6 +199,7 @@ class ChatScreen(Screen[None]):
             if now - self._run_started > _BELL_AFTER_S:
                 self.app.bell()
             self._run_started = None
+            gc_policy.modules_loaded()  # a first run imports a provider SDK: freeze it, as the server does
 
     def refresh_footer(self) -> None:
         state = self.feed.state
