@@ -70,6 +70,8 @@ class Feed:
             return
         state, drawn = self.fold.state, self._drawn
         self._drawn = state
+        if drawn is not None and (state.messages is not drawn.messages or state.notices is not drawn.notices):
+            self.conversation.output_arrived()
         if drawn is None or state.messages is not drawn.messages:
             shown = state.messages[self._hidden :]
             if drawn is not None:

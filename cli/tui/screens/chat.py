@@ -16,11 +16,12 @@ from collections.abc import Callable
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.events import Click
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widget import MountError
-from textual.widgets import TextArea
+from textual.widgets import Static, TextArea
 
 from prime_jupyter import gc_policy
 from prime_jupyter.connection.base import AgentConnection
@@ -67,6 +68,7 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+l", "command('model')", "model", show=False),
         Binding("ctrl+d", "quit_if_empty", "quit", show=False),
         Binding("alt+up", "take_back", "edit the last queued message", show=False),
+        Binding("ctrl+end", "jump_to_end", "newest output", show=False, priority=True),
     ]
 
     class Connected(Message):
@@ -101,6 +103,7 @@ class ChatScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Conversation(id="conversation")
+        yield Static("↓ new output below (Ctrl+End)", id="below")
         yield QueueView(id="queue")
         yield CommandMenu(id="commands")
         yield PromptEditor(id="editor")
@@ -329,6 +332,16 @@ class ChatScreen(Screen[None]):
 
     def action_command(self, name: str) -> None:
         self._command(name, "")
+
+    def on_conversation_behind(self, message: Conversation.Behind) -> None:
+        self.query_one("#below").display = message.behind
+
+    def on_click(self, event: Click) -> None:
+        if event.widget is not None and event.widget.id == "below":
+            self.action_jump_to_end()
+
+    def action_jump_to_end(self) -> None:
+        self.conversation.jump_to_end()
 
     def action_take_back(self) -> None:
         self._take_back()

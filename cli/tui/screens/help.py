@@ -23,6 +23,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("Alt+Up", "take the last queued message back into the editor"),
     ("Shift+Tab", "next thinking level"),
     ("Ctrl+O", "expand or collapse all tool output"),
+    ("Ctrl+End", "back to the newest output (after scrolling up)"),
     ("Enter on a tool card", "expand or collapse it"),
     ("Ctrl+L", "pick a model"),
     ("Ctrl+Q / Ctrl+D", "quit (Ctrl+D on an empty editor)"),

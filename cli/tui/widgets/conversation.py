@@ -1,13 +1,15 @@
 """The conversation: every message and notice of the session, in order, scrollable.
 
 It follows the newest output (Textual's anchor) until the user scrolls up, and follows again once they
-are back at the bottom. Messages are kept by their render key, notices by their key, tool cards by
+are back at the bottom; while they are up, new output posts `Behind(True)` (the chat shows a marker),
+and coming back down posts `Behind(False)`. Messages are kept by their render key, notices by their key, tool cards by
 tool-call id, so a new view state redraws only what changed.
 """
 
 from __future__ import annotations
 
 from textual.containers import VerticalScroll
+from textual.message import Message
 
 from prime_jupyter.protocol.view import MessageView
 from prime_jupyter.protocol.view import Notice as NoticeView
@@ -21,15 +23,50 @@ __all__ = ["Conversation"]
 class Conversation(VerticalScroll):
     """The scrolling transcript."""
 
+    class Behind(Message):
+        """Whether output arrived below what the user is reading."""
+
+        def __init__(self, behind: bool) -> None:
+            super().__init__()
+            self.behind = behind
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.cards: dict[str, ToolCard] = {}
         self.messages: dict[str, UserMessageView | AssistantMessageView] = {}
         self.notices: dict[str, Notice] = {}
         self.can_focus = False
+        self.scrolled_up = False
+        """The user scrolled away from the bottom (Textual released the anchor)."""
+        self._behind = False
 
     def on_mount(self) -> None:
         self.anchor()
+
+    def release_anchor(self) -> None:
+        super().release_anchor()
+        self.scrolled_up = True
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self.scrolled_up and new_value >= self.max_scroll_y:
+            self.scrolled_up = False
+            self._set_behind(False)
+
+    def output_arrived(self) -> None:
+        """Something new was drawn: if the user is reading above it, say so."""
+        if self.scrolled_up:
+            self._set_behind(True)
+
+    def jump_to_end(self) -> None:
+        self.scrolled_up = False
+        self.anchor()
+        self._set_behind(False)
+
+    def _set_behind(self, behind: bool) -> None:
+        if behind != self._behind:
+            self._behind = behind
+            self.post_message(self.Behind(behind))
 
     async def show_message(self, view: MessageView) -> None:
         """Draw a message of the view state: a new one at the end, a known one in place."""

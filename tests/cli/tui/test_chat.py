@@ -182,3 +182,27 @@ async def test_copy_puts_the_last_answer_on_the_clipboard(
         await until(pilot, lambda: "Copy **me**." in answers(app))
         await pilot.press(*"/copy", "enter")
         await until(pilot, lambda: app.clipboard == "Copy **me**.")
+
+
+@pytest.mark.asyncio
+async def test_scrolling_up_stops_following_and_shows_a_marker(
+    connection: InProcessAgentConnection, llm: ScriptedLLMServer
+) -> None:
+    from prime_jupyter.cli.tui.widgets.conversation import Conversation
+    from textual.widgets import Static
+
+    long = "\n\n".join(f"paragraph {i}" for i in range(80))
+    llm.enqueue(ScriptedTurn(blocks=[Text(text=long, chunks=80)], chunk_delay_s=0.03))
+    app = app_on(connection)
+    async with app.run_test(size=SIZE) as pilot:
+        conversation = app.screen.query_one(Conversation)
+        below = app.screen.query_one("#below", Static)
+        await pilot.press(*"write a lot", "enter")
+        await until(pilot, lambda: "paragraph 20" in answers(app))
+        conversation.scroll_home(animate=False)
+        await until(pilot, lambda: below.display)
+        assert conversation.scroll_y == 0
+        await pilot.press("ctrl+end")
+        await until(pilot, lambda: not below.display)
+        await until(pilot, lambda: "paragraph 79" in answers(app))
+        await until(pilot, lambda: conversation.max_scroll_y > 0 and conversation.scroll_y == conversation.max_scroll_y)
