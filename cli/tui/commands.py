@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from .screens.chat import ChatScreen
 
-__all__ = ["COMMANDS", "resolve", "run_command"]
+__all__ = ["COMMANDS", "resolve", "run_command", "take_back"]
 
 COMMANDS: tuple[tuple[str, str], ...] = (
     ("model", "pick a model, or /model provider/id"),
@@ -148,3 +148,15 @@ def _last_answer(chat: ChatScreen) -> str | None:
             if texts:
                 return "\n\n".join(texts)
     return None
+
+
+async def take_back(connection: AgentConnection) -> str | None:
+    """Take the last queued message out of the queue (the others stay, in order) and return it."""
+    queued = await connection.clear_queue()
+    steering, follow_up = list(queued.steering), list(queued.follow_up)
+    last = follow_up.pop() if follow_up else steering.pop() if steering else None
+    for text in steering:
+        await connection.steer(text)
+    for text in follow_up:
+        await connection.follow_up(text)
+    return last

@@ -38,14 +38,14 @@ from prime_jupyter.connection.types import (
 from prime_jupyter.errors import PrimeError
 from prime_jupyter.protocol.questions import Question
 
-from ..commands import COMMANDS, resolve, run_command
+from ..commands import COMMANDS, resolve, run_command, take_back
 from ..connect import Connector
 from ..feed import Feed
 from ..widgets.command_menu import CommandMenu, command_matches
 from ..widgets.conversation import Conversation
 from ..widgets.editor import PromptEditor
 from ..widgets.queue_view import QueueView
-from ..widgets.status_footer import FooterInfo, StatusFooter
+from ..widgets.status_footer import StatusFooter, footer_info
 from .question import DialogResult, QuestionDialog
 
 __all__ = ["ChatScreen"]
@@ -191,7 +191,10 @@ class ChatScreen(Screen[None]):
         self._ring_after_a_long_run()
         if self._kernel_stale and self.connection is not None:
             self._kernel_stale = False
-            self._kernel_state = (await self.connection.get_state()).kernel_state
+            try:
+                self._kernel_state = (await self.connection.get_state()).kernel_state
+            except PrimeError:  # the server is out of reach: the connection says so, and reconnects
+                self._kernel_stale = True
         self.refresh_footer()
 
     def _ring_after_a_long_run(self) -> None:
@@ -205,26 +208,8 @@ class ChatScreen(Screen[None]):
             gc_policy.modules_loaded()  # a first run imports a provider SDK: freeze it, as the server does
 
     def refresh_footer(self) -> None:
-        state = self.feed.state
-        if state is None:
-            return
-        usage = state.usage
-        self.footer.show(
-            FooterInfo(
-                session_name=state.name,
-                model=f"{state.model.provider}/{state.model.id}" if state.model else None,
-                thinking=state.thinking_level,
-                input_tokens=usage.input if usage else 0,
-                output_tokens=usage.output if usage else 0,
-                cache_read=usage.cache_read if usage else 0,
-                cost=usage.cost.total if usage else 0.0,
-                context_tokens=state.context_tokens,
-                context_window=state.context_window,
-                kernel_state=self._kernel_state,
-                running=self.feed.running,
-                link=self._link,
-            )
-        )
+        if self.feed.state is not None:
+            self.footer.show(footer_info(self.feed.state, self._kernel_state, self.feed.running, self._link))
 
     # --- questions ------------------------------------------------------------------------------
 
@@ -248,7 +233,10 @@ class ChatScreen(Screen[None]):
     @work(group="answers")
     async def _answer(self, question_id: str, result: DialogResult) -> None:
         if self.connection is not None:
-            await self.connection.answer_question(question_id, result.answer)
+            try:
+                await self.connection.answer_question(question_id, result.answer)
+            except PrimeError as exc:
+                self.notify(f"The answer was not sent: {exc}", severity="error")
 
     # --- the editor -----------------------------------------------------------------------------
 
@@ -321,7 +309,10 @@ class ChatScreen(Screen[None]):
     @work(group="abort")
     async def _abort(self) -> None:
         if self.connection is not None:
-            await self.connection.abort()
+            try:
+                await self.connection.abort()
+            except PrimeError as exc:
+                self.notify(f"Could not abort: {exc}", severity="error")
 
     def action_cycle_thinking(self) -> None:
         self._command("thinking", "")
@@ -351,13 +342,11 @@ class ChatScreen(Screen[None]):
         """The last queued message back into the editor; the others stay queued, in order."""
         if self.connection is None:
             return
-        queued = await self.connection.clear_queue()
-        steering, follow_up = list(queued.steering), list(queued.follow_up)
-        last = follow_up.pop() if follow_up else steering.pop() if steering else None
-        for text in steering:
-            await self.connection.steer(text)
-        for text in follow_up:
-            await self.connection.follow_up(text)
+        try:
+            last = await take_back(self.connection)
+        except PrimeError as exc:
+            self.notify(f"The queue could not be changed: {exc}", severity="error")
+            return
         if last is not None:
             self.editor.set_prompt(last)
 

@@ -13,7 +13,9 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-__all__ = ["FooterInfo", "StatusFooter", "context_style", "tokens"]
+from prime_jupyter.protocol.view import ViewState
+
+__all__ = ["FooterInfo", "StatusFooter", "context_style", "footer_info", "tokens"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +35,25 @@ class FooterInfo:
     running: bool = False
     link: str | None = None
     """`reconnecting` while an attached app has lost its server."""
+
+
+def footer_info(state: ViewState, kernel_state: str | None, running: bool, link: str | None) -> FooterInfo:
+    """What the footer shows of a view state, with what the view state does not carry."""
+    usage = state.usage
+    return FooterInfo(
+        session_name=state.name,
+        model=f"{state.model.provider}/{state.model.id}" if state.model else None,
+        thinking=state.thinking_level,
+        input_tokens=usage.input if usage else 0,
+        output_tokens=usage.output if usage else 0,
+        cache_read=usage.cache_read if usage else 0,
+        cost=usage.cost.total if usage else 0.0,
+        context_tokens=state.context_tokens,
+        context_window=state.context_window,
+        kernel_state=kernel_state,
+        running=running,
+        link=link,
+    )
 
 
 def tokens(count: int) -> str:

@@ -6,10 +6,13 @@ here and closes when another connection answers it.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from prime_jupyter.cli.tui.screens.question import QuestionDialog
+from prime_jupyter.cli.tui.widgets.status_footer import StatusFooter
 from tui_kit import SIZE, answers, app_on, until
 
 from prime_jupyter.connection import ServerTarget, open_connection
@@ -90,3 +93,29 @@ async def test_a_question_answered_from_another_connection_closes_the_dialog(
             await until(pilot, lambda: "Using b.csv." in answers(app))
     finally:
         await connection.dispose()
+
+
+@pytest.mark.asyncio
+async def test_the_app_reconnects_after_the_server_restarts(llm: ScriptedLLMServer, tmp_path: Path) -> None:
+    (tmp_path / "agent").mkdir()
+    (tmp_path / "work").mkdir()
+    write_agent_dir(tmp_path / "agent", llm)
+    server = await asyncio.to_thread(JupyterProcess(tmp_path / "agent", tmp_path, tmp_path / "runtime").start)
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="before the restart")]), ScriptedTurn(blocks=[Text(text="after it")]))
+    connection = await attach(server)
+    try:
+        app = app_on(connection)
+        async with app.run_test(size=SIZE) as pilot:
+            footer = app.screen.query_one(StatusFooter)
+            await pilot.press(*"first", "enter")
+            await until(pilot, lambda: "before the restart" in answers(app))
+            await asyncio.to_thread(server.stop)  # in a thread: the app's loop keeps running meanwhile
+            await until(pilot, lambda: footer.info.link == "reconnecting", within=60)
+            await asyncio.to_thread(server.start)
+            await until(pilot, lambda: footer.info.link == "connected", within=60)
+            await until(pilot, lambda: "before the restart" in answers(app))
+            await pilot.press(*"second", "enter")
+            await until(pilot, lambda: "after it" in answers(app), within=60)
+    finally:
+        await connection.dispose()
+        await asyncio.to_thread(server.stop)
