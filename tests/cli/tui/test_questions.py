@@ -32,8 +32,7 @@ async def test_a_confirm_question_is_answered_in_the_dialog(
         await pilot.press("y")
         await until(pilot, lambda: "Overwritten." in answers(app))
         assert not isinstance(app.screen, QuestionDialog)
-        result = json.dumps(llm.requests[1].body)
-        assert "yes" in result.lower() or "confirmed" in result.lower()
+        assert "The user answered: yes" in json.dumps(llm.requests[1].body)
 
 
 @pytest.mark.asyncio
@@ -47,7 +46,7 @@ async def test_a_select_question_is_answered_with_the_arrows(
         await until(pilot, lambda: isinstance(app.screen, QuestionDialog))
         await pilot.press("down", "enter")
         await until(pilot, lambda: "Done." in answers(app))
-        assert "replace" in json.dumps(llm.requests[1].body)
+        assert "The user chose: replace" in json.dumps(llm.requests[1].body)
 
 
 @pytest.mark.asyncio
@@ -64,3 +63,26 @@ async def test_an_answer_from_another_surface_closes_the_dialog(
         assert await connection.answer_question(dialog.question.id, ConfirmAnswer(confirmed=False))
         await until(pilot, lambda: not isinstance(app.screen, QuestionDialog))
         await until(pilot, lambda: "Kept it." in answers(app))
+        assert "The user answered: no" in json.dumps(llm.requests[1].body)
+
+
+@pytest.mark.asyncio
+async def test_a_multiple_choice_and_a_typed_answer(
+    connection: InProcessAgentConnection, llm: ScriptedLLMServer
+) -> None:
+    llm.enqueue(
+        ask("select", options=["a.csv", "b.csv", "c.csv"], multiple=True),
+        ask("input"),
+        ScriptedTurn(blocks=[Text(text="Both answered.")]),
+    )
+    app = app_on(connection)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"go", "enter")
+        await until(pilot, lambda: isinstance(app.screen, QuestionDialog))
+        first = app.screen
+        await pilot.press("space", "down", "down", "space", "enter")
+        await until(pilot, lambda: isinstance(app.screen, QuestionDialog) and app.screen is not first)
+        await pilot.press(*"keep both", "enter")
+        await until(pilot, lambda: "Both answered." in answers(app))
+        assert "The user chose: a.csv; c.csv" in json.dumps(llm.requests[1].body)
+        assert "The user answered: keep both" in json.dumps(llm.requests[2].body)
