@@ -44,7 +44,9 @@ class PrimeApp(App[None]):
         """Why the app ended without a session (the connection could not be opened)."""
 
     def get_default_screen(self) -> Screen[None]:
-        return ChatScreen(self._connect, self._cwd_label, self._initial_prompt, dispose=self._owns_connection)
+        return ChatScreen(
+            self._connect, self._cwd_label, self._initial_prompt, dispose=self._owns_connection, attached=self.attached
+        )
 
     def on_chat_screen_connected(self, message: ChatScreen.Connected) -> None:
         self.connection = message.connection

@@ -33,6 +33,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("export", "write the session to a file: /export [html|jsonl]"),
     ("session", "this session's id, file, tokens and cost"),
     ("copy", "copy the last answer to the clipboard"),
+    ("kernel", "the agent's kernel: its state and id"),
     ("help", "commands and keys"),
     ("quit", "leave (an attached session keeps running in its server)"),
 )
@@ -95,6 +96,8 @@ async def _run(chat: ChatScreen, connection: AgentConnection, name: str, arg: st
             raise ValueError("there is no answer to copy yet")
         chat.app.copy_to_clipboard(text)
         chat.notify("Copied the last answer.")
+    elif name == "kernel":
+        await chat.conversation.add_line(await _kernel_text(chat, connection, arg))
     elif name == "session":
         await chat.conversation.add_line(await _session_text(connection))
 
@@ -122,6 +125,18 @@ async def _thinking(chat: ChatScreen, connection: AgentConnection, arg: str) -> 
     else:
         raise ValueError(f"this model's levels are {', '.join(levels)}")
     await connection.set_thinking_level(level)
+
+
+async def _kernel_text(chat: ChatScreen, connection: AgentConnection, arg: str) -> str:
+    if arg:
+        raise ValueError(f"'{arg}' is not available here yet: /kernel shows the kernel's state and id")
+    state = await connection.get_state()
+    if state.kernel_state is None:
+        return "This session has no kernel (the ipython tool is not among its tools)."
+    if state.kernel_id is None:
+        return f"The kernel is {state.kernel_state}; it has no id yet."
+    where = "in the Jupyter server: JupyterLab can open a console on it" if chat.attached else "in this process"
+    return f"The kernel is {state.kernel_state}, id {state.kernel_id}, {where}."
 
 
 async def _session_text(connection: AgentConnection) -> str:

@@ -84,10 +84,17 @@ class ChatScreen(Screen[None]):
             self.error = error
 
     def __init__(
-        self, connect: Connector, cwd_label: str, initial_prompt: str | None = None, dispose: bool = False
+        self,
+        connect: Connector,
+        cwd_label: str,
+        initial_prompt: str | None = None,
+        dispose: bool = False,
+        attached: bool = False,
     ) -> None:
         super().__init__()
         self._dispose = dispose
+        self.attached = attached
+        """The session lives in a Jupyter server (quitting leaves it running there)."""
         self._connect = connect
         self._cwd_label = cwd_label
         self.connection: AgentConnection | None = None

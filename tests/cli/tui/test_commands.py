@@ -16,7 +16,7 @@ from prime_jupyter.cli.tui.widgets.status_footer import StatusFooter
 from tui_kit import SIZE, answers, app_on, local_connection, until
 
 from prime_jupyter.connection.in_process import InProcessAgentConnection
-from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text
+from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
 
 
 @pytest.mark.asyncio
@@ -142,3 +142,22 @@ async def _new_export_and_compact(connection: InProcessAgentConnection, llm: Scr
         await pilot.press(*"/new", "enter")
         await until(pilot, lambda: not app.screen.query(UserMessageView))
         assert (await connection.get_state()).session_id != first_id
+
+
+@pytest.mark.asyncio
+async def test_kernel_says_what_kernel_the_session_has(home: Path, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="ipython", arguments={"code": "1 + 1"})]),
+        ScriptedTurn(blocks=[Text(text="two")]),
+    )
+    connection = local_connection(home, tools=["ipython"])
+    try:
+        app = app_on(connection)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press(*"add", "enter")
+            await until(pilot, lambda: "two" in answers(app), within=60)
+            await pilot.press(*"/kernel", "enter")
+            await until(pilot, lambda: any("The kernel is idle" in str(n.content) for n in app.screen.query(Notice)))
+            await until(pilot, lambda: app.screen.query_one(StatusFooter).info.kernel_state == "idle")
+    finally:
+        await connection.dispose()
