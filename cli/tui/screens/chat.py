@@ -40,6 +40,7 @@ from prime_jupyter.protocol.questions import Question
 
 from ..commands import COMMANDS, resolve, run_command, take_back
 from ..connect import Connector
+from ..external_editor import edit_externally
 from ..feed import Feed
 from ..widgets.command_menu import CommandMenu, command_matches
 from ..widgets.conversation import Conversation
@@ -340,6 +341,12 @@ class ChatScreen(Screen[None]):
 
     def action_jump_to_end(self) -> None:
         self.conversation.jump_to_end()
+
+    def on_prompt_editor_external_edit(self, event: PromptEditor.ExternalEdit) -> None:
+        """Ctrl+G: edit the prompt in `$VISUAL` / `$EDITOR`; the app steps aside while it runs."""
+        text = edit_externally(self.app, self.editor.text)
+        if text is not None:
+            self.editor.set_prompt(text)
 
     def action_take_back(self) -> None:
         self._take_back()

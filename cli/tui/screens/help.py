@@ -19,6 +19,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("Ctrl+J / Shift+Enter", "new line"),
     ("Up / Down", "earlier prompts (on the first / last line)"),
     ("Tab", "complete a / command"),
+    ("Ctrl+G", "edit the prompt in $EDITOR"),
     ("Esc", "abort the run"),
     ("Alt+Up", "take the last queued message back into the editor"),
     ("Shift+Tab", "next thinking level"),

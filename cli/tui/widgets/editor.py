@@ -1,7 +1,8 @@
 """The prompt editor: multi-line, Enter sends, history on Up and Down, keys for the command menu.
 
 Enter sends (and, while a run goes, steers); Alt+Enter queues a follow-up; Ctrl+J always inserts a new
-line, and so does Shift+Enter where the terminal reports it (many send plain Enter for it). Up on the
+line, and so does Shift+Enter where the terminal reports it (many send plain Enter for it). Ctrl+G asks
+for the prompt in the user's own editor. Up on the
 first line and Down on the last walk through the prompts sent before. While the command menu is open,
 Up, Down and Tab move in it and complete from it instead: the editor only says so (messages up).
 """
@@ -31,6 +32,9 @@ class PromptEditor(TextArea):
             self.text = text
             self.behavior = behavior
 
+    class ExternalEdit(Message):
+        """Ctrl+G: the user wants the prompt in their own editor (after the keys typed before it)."""
+
     class MenuKey(Message):
         """A key meant for the command menu: `up`, `down` or `tab`."""
 
@@ -59,6 +63,10 @@ class PromptEditor(TextArea):
         if key == "alt+enter":
             self._consume(event)
             self._submit("follow_up")
+            return
+        if key == "ctrl+g":
+            self._consume(event)
+            self.post_message(self.ExternalEdit())
             return
         if key in _NEWLINE_KEYS:
             self._consume(event)

@@ -71,23 +71,25 @@ def terminal() -> Iterator[Terminal]:
     term.tmux("kill-server")
 
 
-def test_jupyter_prime_streams_an_answer_in_tmux(
-    terminal: Terminal, home: Path, llm: ScriptedLLMServer, capsys: pytest.CaptureFixture[str]
-) -> None:
-    llm.enqueue(ScriptedTurn(blocks=[Text(text="Streamed **from the scripted server**, in six parts.", chunks=6)]))
+def prime_command(home: Path, **extra: str) -> str:
+    """`jupyter prime --model scripted/m1` from the console script, in the test's agent home."""
     environment = {
         "TERM": "xterm-256color",
         "PRIME_AGENT_DIR": str(home),
         "PYTHONPATH": str(ROOT),
         "HOME": str(home.parent),
+        **extra,
     }
-    command = " ".join(
-        ["env", "-u", "COLUMNS", "-u", "LINES"]  # pytest's own terminal size must not be the app's
-        + [f"{key}={shlex.quote(value)}" for key, value in environment.items()]
-        + [str(SCRIPT)]
-        + ["--model", "scripted/m1"]
-    )
-    terminal.start(command, home.parent / "work")
+    words = ["env", "-u", "COLUMNS", "-u", "LINES"]  # pytest's own terminal size must not be the app's
+    words += [f"{key}={shlex.quote(value)}" for key, value in environment.items()]
+    return " ".join([*words, str(SCRIPT), "--model", "scripted/m1"])
+
+
+def test_jupyter_prime_streams_an_answer_in_tmux(
+    terminal: Terminal, home: Path, llm: ScriptedLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="Streamed **from the scripted server**, in six parts.", chunks=6)]))
+    terminal.start(prime_command(home), home.parent / "work")
     terminal.wait(lambda: "scripted/m1" in terminal.screen(), "the app did not open")
     terminal.send("say something", "Enter")
     terminal.wait(lambda: "from the scripted server, in six parts." in terminal.screen(), "no answer")
@@ -98,3 +100,17 @@ def test_jupyter_prime_streams_an_answer_in_tmux(
     terminal.send("C-q")
     terminal.wait(lambda: not terminal.alive(), "the app did not quit")
     assert "say something" in str(llm.requests[0].body)
+
+
+def test_ctrl_g_edits_the_prompt_in_the_editor(terminal: Terminal, home: Path, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="Got the edited prompt.")]))
+    editor = 'sh -c \'printf "written in the editor" > "$1"\' editor'  # an editor that writes and exits
+    terminal.start(prime_command(home, EDITOR=editor, VISUAL=""), home.parent / "work")
+    terminal.wait(lambda: "scripted/m1" in terminal.screen(), "the app did not open")
+    terminal.send("a draft", "C-g")
+    terminal.wait(lambda: "written in the editor" in terminal.screen(), "the editor's text is not in the prompt")
+    terminal.send("Enter")
+    terminal.wait(lambda: "Got the edited prompt." in terminal.screen(), "no answer")
+    assert "written in the editor" in str(llm.requests[0].body) and "a draft" not in str(llm.requests[0].body)
+    terminal.send("C-q")
+    terminal.wait(lambda: not terminal.alive(), "the app did not quit")
