@@ -26,7 +26,6 @@ from textual.widgets import Static, TextArea
 from prime_jupyter import gc_policy
 from prime_jupyter.connection.base import AgentConnection
 from prime_jupyter.connection.types import (
-    AgentConnectionUnsupportedError,
     ClientNotice,
     ClientSetEditorText,
     Closed,
@@ -39,10 +38,12 @@ from prime_jupyter.errors import PrimeError
 from prime_jupyter.protocol.questions import Question
 
 from ..commands import COMMANDS, resolve, run_command, take_back
+from ..completion import Completions
 from ..connect import Connector
 from ..external_editor import edit_externally
 from ..feed import Feed
-from ..widgets.command_menu import CommandMenu, command_matches
+from ..files import attach_files
+from ..widgets.command_menu import CommandMenu
 from ..widgets.conversation import Conversation
 from ..widgets.editor import PromptEditor
 from ..widgets.queue_view import QueueView
@@ -105,6 +106,7 @@ class ChatScreen(Screen[None]):
         self._kernel_state: str | None = None
         self._kernel_stale = True
         self._run_started: float | None = None
+        self.completions = Completions(self.commands)
         self._expanded = False
         self._link = "connected"
         self._unsubscribe: Callable[[], None] | None = None
@@ -146,7 +148,10 @@ class ChatScreen(Screen[None]):
         self.connection = connection
         self.post_message(self.Connected(connection))
         self._unsubscribe = connection.subscribe(self._events.put_nowait)
-        await self.feed.load(await connection.get_snapshot())
+        snapshot = await connection.get_snapshot()
+        self.completions.connection = connection
+        self.completions.set_cwd(snapshot.state.cwd)
+        await self.feed.load(snapshot)
         await self._after_render()
         gc_policy.start_up_done()  # the session is open and drawn: start-up is over
         self._pump()
@@ -250,20 +255,14 @@ class ChatScreen(Screen[None]):
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         text = self.editor.text
-        choices = [(f"/{name} ", f"/{name}", about) for name, about in command_matches(self.commands(), text)]
-        if not choices and text.startswith("/") and "\n" not in text and " " in text:
-            name, _, prefix = text[1:].partition(" ")
-            choices = [(f"/{name} {item}", item, "") for item in self._completions(name, prefix) if item != prefix]
-        self.editor.menu_open = self.menu.show(choices)
+        if self.completions.needs_files(text):
+            self._list_files()
+        self.editor.menu_open = self.menu.show(self.completions.choices(text))
 
-    def _completions(self, command: str, prefix: str) -> list[str]:
-        """The argument completions the connection offers (none where its extensions do not run here)."""
-        if self.connection is None or " " in prefix:
-            return []
-        try:
-            return self.connection.extensions.get_argument_completions(command, prefix)[:20]
-        except AgentConnectionUnsupportedError:
-            return []
+    @work(group="files", exclusive=True)
+    async def _list_files(self) -> None:
+        await self.completions.list_files()
+        self.editor.menu_open = self.menu.show(self.completions.choices(self.editor.text))
 
     def on_prompt_editor_menu_key(self, event: PromptEditor.MenuKey) -> None:
         if event.key == "tab":
@@ -289,15 +288,21 @@ class ChatScreen(Screen[None]):
 
     async def _send(self, text: str, behavior: str) -> None:
         assert self.connection is not None
+        attached = await asyncio.to_thread(attach_files, text, self.completions.cwd)
+        if attached.error is not None:
+            await self.conversation.add_line(f"Not sent: {attached.error}", "error")
+            self.editor.set_prompt(text)
+            return
+        images = attached.images or None
         try:
             if not self.feed.running:
                 self.feed.add_local(text)
                 await self.feed.render()
-                await self.connection.prompt(text)
+                await self.connection.prompt(attached.text, images)
             elif behavior == "follow_up":
-                await self.connection.follow_up(text)
+                await self.connection.follow_up(attached.text, images)
             else:
-                await self.connection.steer(text)
+                await self.connection.steer(attached.text, images)
         except PrimeError as exc:
             await self.conversation.add_line(f"Not sent: {exc}", "error")
 

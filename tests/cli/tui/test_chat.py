@@ -206,3 +206,24 @@ async def test_scrolling_up_stops_following_and_shows_a_marker(
         await until(pilot, lambda: not below.display)
         await until(pilot, lambda: "paragraph 79" in answers(app))
         await until(pilot, lambda: conversation.max_scroll_y > 0 and conversation.scroll_y == conversation.max_scroll_y)
+
+
+@pytest.mark.asyncio
+async def test_at_completes_a_file_and_attaches_it(
+    connection: InProcessAgentConnection, llm: ScriptedLLMServer, home: Path
+) -> None:
+    from prime_jupyter.cli.tui.widgets.command_menu import CommandMenu
+
+    (home.parent / "work" / "data").mkdir()
+    (home.parent / "work" / "data" / "sales.csv").write_text("year,sales\n2024,10\n")
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="Read it.")]))
+    app = app_on(connection)
+    async with app.run_test(size=SIZE) as pilot:
+        menu = app.screen.query_one(CommandMenu)
+        await until(pilot, lambda: app.connection is not None)
+        await pilot.press(*"summarise @sal")
+        await until(pilot, lambda: menu.chosen() == "summarise @data/sales.csv ")
+        await pilot.press("tab", "enter")
+        await until(pilot, lambda: "Read it." in answers(app))
+        body = sent(llm, 0)
+        assert "summarise @data/sales.csv" in body and "year,sales" in body and "<file name=" in body
