@@ -29,9 +29,11 @@ MOUNTED_MESSAGES = 200
 class Feed:
     """The session's view fold, and what of it the conversation and the queue show."""
 
-    def __init__(self, conversation: Conversation, queue: QueueView) -> None:
+    def __init__(self, conversation: Conversation, queue: QueueView, mounted: int = MOUNTED_MESSAGES) -> None:
         self.conversation = conversation
         self.queue = queue
+        self.mounted = mounted
+        """How many of the newest messages a session opens with; scrolling to the top mounts as many more."""
         self.fold: ViewFold | None = None
         self._drawn: ViewState | None = None
         self._hidden = 0
@@ -49,10 +51,19 @@ class Feed:
         self.fold = ViewFold.from_snapshot(snapshot)
         await self.conversation.clear()
         self._drawn = None
-        self._hidden = max(0, len(self.fold.state.messages) - MOUNTED_MESSAGES)
-        if self._hidden:
-            await self.conversation.add_line(f"{self._hidden} earlier messages are in the transcript, not shown here.")
+        self._hidden = max(0, len(self.fold.state.messages) - self.mounted)
+        await self.conversation.set_earlier(self._hidden)
         await self.render()
+
+    async def load_earlier(self) -> bool:
+        """Mount the next `mounted` earlier messages above the others; False when all are mounted."""
+        if self.fold is None or self._hidden == 0:
+            return False
+        start = max(0, self._hidden - self.mounted)
+        await self.conversation.show_earlier(self.fold.state.messages[start : self._hidden])
+        self._hidden = start
+        await self.conversation.set_earlier(start)
+        return True
 
     def apply(self, events: Iterable[SessionEvent]) -> None:
         if self.fold is not None:

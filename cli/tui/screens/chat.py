@@ -337,6 +337,13 @@ class ChatScreen(Screen[None]):
     def action_command(self, name: str) -> None:
         self._command(name, "")
 
+    def on_conversation_reached_top(self, message: Conversation.ReachedTop) -> None:
+        self._load_earlier()
+
+    @work(group="earlier", exclusive=True)
+    async def _load_earlier(self) -> None:
+        await self.feed.load_earlier()
+
     def on_conversation_behind(self, message: Conversation.Behind) -> None:
         self.query_one("#below").display = message.behind
 

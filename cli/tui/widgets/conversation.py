@@ -8,6 +8,8 @@ tool-call id, so a new view state redraws only what changed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from textual.containers import VerticalScroll
 from textual.message import Message
 
@@ -22,6 +24,9 @@ __all__ = ["Conversation"]
 
 class Conversation(VerticalScroll):
     """The scrolling transcript."""
+
+    class ReachedTop(Message):
+        """The user scrolled to the top: earlier messages may be mounted."""
 
     class Behind(Message):
         """Whether output arrived below what the user is reading."""
@@ -39,6 +44,7 @@ class Conversation(VerticalScroll):
         self.scrolled_up = False
         """The user scrolled away from the bottom (Textual released the anchor)."""
         self._behind = False
+        self._earlier: Notice | None = None
 
     def on_mount(self) -> None:
         self.anchor()
@@ -49,6 +55,8 @@ class Conversation(VerticalScroll):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
+        if new_value <= 0 < old_value:
+            self.post_message(self.ReachedTop())
         if self.scrolled_up and new_value >= self.max_scroll_y:
             self.scrolled_up = False
             self._set_behind(False)
@@ -72,14 +80,39 @@ class Conversation(VerticalScroll):
         """Draw a message of the view state: a new one at the end, a known one in place."""
         widget = self.messages.get(view.key)
         if widget is None:
-            if view.role == "user":
-                widget = UserMessageView(view)
-            else:
-                widget = AssistantMessageView(view, self.cards)
-            self.messages[view.key] = widget
+            widget = self.messages[view.key] = self._widget(view)
             await self.mount(widget)
         else:
             await widget.show(view)
+
+    def _widget(self, view: MessageView) -> UserMessageView | AssistantMessageView:
+        return UserMessageView(view) if view.role == "user" else AssistantMessageView(view, self.cards)
+
+    async def show_earlier(self, views: Sequence[MessageView]) -> None:
+        """Mount earlier messages above the ones shown (below the line that counts the rest)."""
+        widgets = [self._widget(view) for view in views]
+        if not widgets:
+            return
+        first = next(iter(self.messages.values()), None)
+        self.messages = {**{v.key: w for v, w in zip(views, widgets, strict=True)}, **self.messages}
+        if self._earlier is not None:
+            await self.mount_all(widgets, after=self._earlier)
+        elif first is not None:
+            await self.mount_all(widgets, before=first)
+        else:
+            await self.mount_all(widgets)
+
+    async def set_earlier(self, hidden: int) -> None:
+        """The line at the top that says how many earlier messages are not mounted (none: no line)."""
+        if hidden and self._earlier is None:
+            self._earlier = Notice("", "info")
+            await self.mount(self._earlier, before=0) if self.children else await self.mount(self._earlier)
+        if self._earlier is not None:
+            if hidden:
+                self._earlier.show(f"{hidden} earlier messages: scroll up to see them.", "info")
+            else:
+                await self._earlier.remove()
+                self._earlier = None
 
     async def show_notices(self, notices: tuple[NoticeView, ...]) -> None:
         """Notices appear in line where they first came; one replaced under the same key changes in place."""
@@ -108,6 +141,7 @@ class Conversation(VerticalScroll):
         self.cards.clear()
         self.messages.clear()
         self.notices.clear()
+        self._earlier = None
         await self.remove_children()
         self.anchor()
 

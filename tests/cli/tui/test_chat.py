@@ -6,12 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
+from prime_jupyter.cli.tui.app import PrimeApp
 from prime_jupyter.cli.tui.widgets.editor import PromptEditor
 from prime_jupyter.cli.tui.widgets.message import Notice, UserMessageView
 from prime_jupyter.cli.tui.widgets.queue_view import QueueView
 from prime_jupyter.cli.tui.widgets.tool_card import ToolCard
 from tui_kit import SIZE, answers, app_on, card_text, local_connection, until
 
+from prime_jupyter.connection.base import AgentConnection
 from prime_jupyter.connection.in_process import InProcessAgentConnection
 from prime_jupyter.testing import HttpError, ScriptedLLMServer, ScriptedTurn, Text, Thinking, ToolCall
 
@@ -227,3 +229,44 @@ async def test_at_completes_a_file_and_attaches_it(
         await until(pilot, lambda: "Read it." in answers(app))
         body = sent(llm, 0)
         assert "summarise @data/sales.csv" in body and "year,sales" in body and "<file name=" in body
+
+
+@pytest.mark.asyncio
+async def test_a_long_session_opens_with_its_newest_messages_and_scrolling_up_loads_more(
+    home: Path, llm: ScriptedLLMServer
+) -> None:
+    from prime_jupyter.cli.tui.screens.chat import ChatScreen
+    from prime_jupyter.cli.tui.widgets.conversation import Conversation
+
+    earlier = local_connection(home)
+    for i in range(4):
+        llm.enqueue(ScriptedTurn(blocks=[Text(text=f"answer {i}")]))
+        await earlier.prompt(f"question {i}")
+        await earlier.wait_for_idle()
+    await earlier.dispose()
+    connection = local_connection(home, mode="continue")
+    try:
+
+        async def connect() -> AgentConnection:
+            screen = app.screen
+            assert isinstance(screen, ChatScreen)
+            screen.feed.mounted = 3  # a long session, in small
+            return connection
+
+        app = PrimeApp(connect, cwd_label="~/work")
+        async with app.run_test(size=(100, 12)) as pilot:
+            conversation = app.screen.query_one(Conversation)
+            await until(pilot, lambda: "answer 3" in answers(app))
+            assert [str(u.content) for u in app.screen.query(UserMessageView)] == ["question 3"]
+            assert any("5 earlier messages" in str(n.content) for n in app.screen.query(Notice))
+            for _ in range(2):
+                conversation.scroll_end(animate=False)
+                await pilot.pause()
+                conversation.scroll_home(animate=False)
+                await until(pilot, lambda: len(app.screen.query(UserMessageView)) > 1)
+            await until(pilot, lambda: len(app.screen.query(UserMessageView)) == 4)
+            shown = [str(u.content) for u in app.screen.query(UserMessageView)]
+            assert shown == ["question 0", "question 1", "question 2", "question 3"]
+            assert not any("earlier messages" in str(n.content) for n in app.screen.query(Notice))
+    finally:
+        await connection.dispose()

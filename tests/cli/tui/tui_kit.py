@@ -18,15 +18,15 @@ from textual.pilot import Pilot
 
 from prime_jupyter.connection.base import AgentConnection
 from prime_jupyter.connection.in_process import InProcessAgentConnection
-from prime_jupyter.runtime.factory import SessionOptions
+from prime_jupyter.runtime.factory import SessionMode, SessionOptions
 
 SIZE = (100, 30)
 
 
-def local_connection(home: Path, tools: list[str] | None = None) -> InProcessAgentConnection:
+def local_connection(home: Path, tools: list[str] | None = None, mode: SessionMode = "new") -> InProcessAgentConnection:
     """A session in this process, in `home`'s sibling `work`, on scripted/m1, with the `ask` tool."""
     work = home.parent / "work"
-    options = SessionOptions(cwd=work, model="scripted/m1", agent_dir=home, interactive=True, tools=tools)
+    options = SessionOptions(cwd=work, model="scripted/m1", agent_dir=home, interactive=True, tools=tools, mode=mode)
     return InProcessAgentConnection.create(options)
 
 
