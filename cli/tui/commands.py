@@ -34,6 +34,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("session", "this session's id, file, tokens and cost"),
     ("copy", "copy the last answer to the clipboard"),
     ("kernel", "the agent's kernel: its state and id"),
+    ("theme", "switch between the dark and light look, or name a Textual theme"),
     ("help", "commands and keys"),
     ("quit", "leave (an attached session keeps running in its server)"),
 )
@@ -54,6 +55,9 @@ async def run_command(chat: ChatScreen, name: str, arg: str) -> None:
         return
     if name == "quit":
         chat.app.exit()
+        return
+    if name == "theme":
+        _theme(chat, arg)
         return
     if connection is None:
         chat.notify("Still connecting to the session…", severity="warning")
@@ -125,6 +129,17 @@ async def _thinking(chat: ChatScreen, connection: AgentConnection, arg: str) -> 
     else:
         raise ValueError(f"this model's levels are {', '.join(levels)}")
     await connection.set_thinking_level(level)
+
+
+def _theme(chat: ChatScreen, arg: str) -> None:
+    app = chat.app
+    named = {"dark": "textual-dark", "light": "textual-light"}.get(arg, arg)
+    if not named:
+        named = "textual-light" if app.current_theme.dark else "textual-dark"
+    if named not in app.available_themes:
+        chat.notify(f"No theme '{arg}': try dark, light or one of {', '.join(sorted(app.available_themes))}")
+        return
+    app.theme = named
 
 
 async def _kernel_text(chat: ChatScreen, connection: AgentConnection, arg: str) -> str:

@@ -56,6 +56,8 @@ class Completions:
         return [(f"/{name} {item}", item, "") for item in self._arguments(name, prefix) if item != prefix]
 
     def _arguments(self, command: str, prefix: str) -> list[str]:
+        if command == "theme":  # the app's own command
+            return [name for name in ("dark", "light") if name.startswith(prefix)]
         if self.connection is None or " " in prefix:
             return []
         try:

@@ -93,3 +93,15 @@ def test_a_question_dialog(snap_compare: SnapCompare, home: Path, llm: ScriptedL
     llm.enqueue(ScriptedTurn(blocks=[ToolCall(name="ask", id="call-ask", arguments=question)]))
     asked = prompt("save it", lambda pilot: isinstance(pilot.app.screen, QuestionDialog))
     assert snap_compare(app_in(home), terminal_size=(100, 30), run_before=asked)
+
+
+def test_the_light_theme(snap_compare: SnapCompare, home: Path, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text=ANSWER, chunks=12)]))
+    answered = prompt("how do I load data.csv?", lambda pilot: "That is **all**." in answers(pilot.app))
+
+    async def light(pilot: Pilot[None]) -> None:
+        await answered(pilot)  # type: ignore[misc]
+        await pilot.press(*"/theme light", "enter")
+        await until(pilot, lambda: pilot.app.theme == "textual-light")
+
+    assert snap_compare(app_in(home), terminal_size=(100, 30), run_before=light)
