@@ -77,11 +77,7 @@ async def _run(chat: ChatScreen, connection: AgentConnection, name: str, arg: st
     elif name == "new":
         await connection.new_session()
     elif name == "resume":
-        sessions = (await connection.list_sessions("all")).sessions
-        state = await connection.get_state()
-        chosen = await chat.app.push_screen_wait(SessionPicker(sessions, state.session_id))
-        if chosen is not None and chosen != state.session_id:
-            await connection.switch_session(chosen)
+        await _resume(chat, connection)
     elif name == "name":
         if not arg:
             raise ValueError("give the name: /name my analysis")
@@ -104,6 +100,24 @@ async def _run(chat: ChatScreen, connection: AgentConnection, name: str, arg: st
         await chat.conversation.add_line(await _kernel_text(chat, connection, arg))
     elif name == "session":
         await chat.conversation.add_line(await _session_text(connection))
+
+
+async def _resume(chat: ChatScreen, connection: AgentConnection) -> None:
+    """The picker, until a session is opened or it is closed (a rename or a delete opens it again)."""
+    while True:
+        sessions = (await connection.list_sessions("all")).sessions
+        state = await connection.get_state()
+        choice = await chat.app.push_screen_wait(SessionPicker(sessions, state.session_id))
+        if choice is None:
+            return
+        if choice.action == "open":
+            if choice.session_id != state.session_id:
+                await connection.switch_session(choice.session_id)
+            return
+        if choice.action == "rename" and choice.name:
+            await connection.rename_session(choice.name, choice.session_id)
+        elif choice.action == "delete":
+            await connection.delete_session(choice.session_id)
 
 
 async def _model(chat: ChatScreen, connection: AgentConnection, arg: str) -> None:

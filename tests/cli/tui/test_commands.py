@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from prime_jupyter.cli.tui.app import PrimeApp
 from prime_jupyter.cli.tui.screens.help import HelpScreen
 from prime_jupyter.cli.tui.screens.model_picker import ModelPicker
 from prime_jupyter.cli.tui.screens.session_picker import SessionPicker
@@ -159,5 +160,39 @@ async def test_kernel_says_what_kernel_the_session_has(home: Path, llm: Scripted
             await pilot.press(*"/kernel", "enter")
             await until(pilot, lambda: any("The kernel is idle" in str(n.content) for n in app.screen.query(Notice)))
             await until(pilot, lambda: app.screen.query_one(StatusFooter).info.kernel_state == "idle")
+    finally:
+        await connection.dispose()
+
+
+@pytest.mark.asyncio
+async def test_the_session_picker_renames_and_deletes(home: Path, llm: ScriptedLLMServer) -> None:
+    for question in ("alpha question", "beta question"):
+        llm.enqueue(ScriptedTurn(blocks=[Text(text="ok")]))
+        earlier = local_connection(home)
+        await earlier.prompt(question)
+        await earlier.wait_for_idle()
+        await earlier.dispose()
+    connection = local_connection(home)
+
+    def picker(app: PrimeApp) -> SessionPicker | None:
+        return app.screen if isinstance(app.screen, SessionPicker) else None
+
+    try:
+        app = app_on(connection)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press(*"/resume", "enter")
+            await until(pilot, lambda: picker(app) is not None)
+            first = picker(app)
+            await pilot.press(*"alpha", "ctrl+r", *"renamed one", "enter")
+            await until(pilot, lambda: picker(app) not in (None, first))
+            names = {s.name for s in (await connection.list_sessions("all")).sessions}
+            assert "renamed one" in names
+            second = picker(app)
+            await pilot.press(*"beta", "ctrl+d", "ctrl+d")
+            await until(pilot, lambda: picker(app) not in (None, second))
+            titles = [s.title for s in (await connection.list_sessions("all")).sessions]
+            assert not any("beta" in title for title in titles) and any("renamed one" in t for t in titles)
+            await pilot.press("escape")
+            await until(pilot, lambda: picker(app) is None)
     finally:
         await connection.dispose()
