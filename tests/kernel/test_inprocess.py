@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
-from kernelkit import status_of, text_of, tool_runner
+from kit.kernels import status_of, text_of, tool_runner
 from traitlets.config import Config
 
 from prime_jupyter.kernel.inprocess import InProcessLauncher
