@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+import concurrent.futures
+import threading
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 from kernelkit import status_of, text_of, tool_runner
 from traitlets.config import Config
 
-from prime_jupyter.kernel.inprocess import InProcessLauncher
+from prime_jupyter.ai.abort import AbortController
+from prime_jupyter.kernel.inprocess import InProcessLauncher, ShellChannel
 from prime_jupyter.kernel.ops import KernelError
 from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
+
+T = TypeVar("T")
 
 
 @pytest.fixture
@@ -58,3 +64,62 @@ async def test_the_notebooks_kernel_is_never_restarted(provisioner: IpythonKerne
     ops = await provisioner.ensure()
     with pytest.raises(KernelError, match="restart it from the notebook"):
         await ops.restart()
+
+
+# --- handed over: the agent's loop on a worker thread, the code on the (main) thread pumping the channel
+
+
+def _on_worker(work: Callable[[], Coroutine[Any, Any, T]]) -> concurrent.futures.Future[T]:
+    """Run `work()` on a fresh event loop in a worker thread (where the agent loop runs in a notebook)."""
+    future: concurrent.futures.Future[T] = concurrent.futures.Future()
+
+    def main() -> None:
+        try:
+            future.set_result(asyncio.run(work()))
+        except BaseException as error:
+            future.set_exception(error)
+
+    threading.Thread(target=main, daemon=True).start()
+    return future
+
+
+@pytest.fixture
+def channel() -> ShellChannel:
+    return ShellChannel()
+
+
+@pytest.fixture
+def handed(shell: Any, channel: ShellChannel, tmp_path: Path) -> IpythonKernelProvisioner:
+    return IpythonKernelProvisioner(InProcessLauncher(shell, channel), tmp_path)
+
+
+def test_code_runs_on_the_pumping_thread(shell: Any, channel: ShellChannel, handed: IpythonKernelProvisioner) -> None:
+    run = _on_worker(lambda: tool_runner(handed)("import threading\nran_on = threading.get_ident()\nprint('hi')"))
+    channel.pump(run, on_interrupt=lambda: None)
+    assert text_of(run.result()) == "hi" and shell.user_ns["ran_on"] == threading.get_ident()
+
+
+def test_the_time_limit_interrupts_the_code_and_keeps_the_state(
+    shell: Any, channel: ShellChannel, handed: IpythonKernelProvisioner
+) -> None:
+    interrupted: list[bool] = []
+    code = "kept = 1\nimport time\nwhile True: time.sleep(0.05)"
+    run = _on_worker(lambda: tool_runner(handed, timeout_s=0.3)(code))
+    channel.pump(run, on_interrupt=lambda: interrupted.append(True))  # the agent's interrupt: not the user's
+    assert status_of(run.result()) == "timeout" and shell.user_ns["kept"] == 1 and interrupted == []
+
+
+def test_the_users_interrupt_calls_back_and_is_raised_once_the_run_is_over(
+    channel: ShellChannel, handed: IpythonKernelProvisioner
+) -> None:
+    controller = AbortController()
+    code = "import os, signal, time\nos.kill(os.getpid(), signal.SIGINT)\ntime.sleep(5)"  # the stop button
+    run = _on_worker(lambda: tool_runner(handed)(code, controller=controller))
+    with pytest.raises(KeyboardInterrupt):
+        channel.pump(run, on_interrupt=controller.abort)
+    assert controller.signal.aborted and status_of(run.result()) in ("error", "aborted")
+
+
+def test_code_handed_over_while_nobody_pumps_fails_at_once(channel: ShellChannel) -> None:
+    with pytest.raises(KernelError, match="only while a %%prime cell"):
+        channel.call(lambda: 1).result(timeout=5)
