@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import logging
 import signal
 import sys
 import threading
@@ -30,6 +31,7 @@ from prime_jupyter.kernel.ops import ExecuteReply, KernelError, KernelInfo, Outp
 __all__ = ["InProcessKernelOps", "InProcessLauncher", "ShellChannel"]
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 _NOT_PUMPING = "the notebook's kernel runs the agent's code only while a %%prime cell (or a Session call) waits for it"
 
 
@@ -56,7 +58,8 @@ class ShellChannel:
         self._in_call = False
         self._agent_interrupts = 0
         self._user_interrupts = 0
-        self._on_interrupt: Callable[[], None] = lambda: None
+        self._on_interrupt: Callable[[], object] = lambda: None
+        self._wakeup: Callable[[], None] | None = None
 
     @property
     def pumping(self) -> bool:
@@ -71,54 +74,86 @@ class ShellChannel:
             if self._pumper is not None:
                 self._jobs.append(_Job(work, None))
                 self._ready.notify()
+                wakeup = self._wakeup
+            else:
+                return
+        if wakeup is not None:
+            wakeup()
 
     def call(self, work: Callable[[], T]) -> concurrent.futures.Future[T]:
         future: concurrent.futures.Future[T] = concurrent.futures.Future()
         with self._ready:
             if self._pumper is None:
                 future.set_exception(KernelError(_NOT_PUMPING))
-            else:
-                self._jobs.append(_Job(work, future))
-                self._ready.notify()
+                return future
+            self._jobs.append(_Job(work, future))
+            self._ready.notify()
+            wakeup = self._wakeup
+        if wakeup is not None:
+            wakeup()
         return future
 
     def interrupt(self) -> bool:
         """Interrupt the call running on the pumping thread (a KeyboardInterrupt there); False if none runs."""
         with self._ready:
-            if not self._in_call or self._pumper != threading.main_thread().ident:
+            pumper = self._pumper
+            if not self._in_call or pumper is None or pumper != threading.main_thread().ident:
                 return False  # nothing runs, or signals cannot reach the pumping thread
             self._agent_interrupts += 1
-            signal.pthread_kill(self._pumper, signal.SIGINT)
+            signal.pthread_kill(pumper, signal.SIGINT)
             return True
 
     def note_keyboard_interrupt(self) -> None:
         """A call ended in KeyboardInterrupt (the shell caught it): the agent's own, or the user's."""
         self._interrupted()
 
-    def pump(self, until: concurrent.futures.Future[Any], on_interrupt: Callable[[], None]) -> None:
-        """Run handed-over work on this thread until `until` is done and nothing is left to run.
+    @property
+    def user_interrupted(self) -> bool:
+        """The user interrupted since the channel was opened."""
+        return self._user_interrupts > 0
 
-        Raises KeyboardInterrupt when the user interrupted (after the run wound down, or at once on the
-        second interrupt); what is still queued then is dropped, and its callers get `KernelError`.
+    @contextlib.contextmanager
+    def open(self, on_interrupt: Callable[[], object], wake: Callable[[], None] | None = None) -> Iterator[None]:
+        """Make this thread the pumping one; `wake` is called (from any thread) when work arrives.
+
+        On leaving, what is still queued is dropped and its callers get `KernelError`.
         """
         with self._ready:
             if self._pumper is not None:
                 raise RuntimeError("this channel is already pumped (a %%prime run inside a %%prime run?)")
             self._pumper, self._user_interrupts, self._agent_interrupts = threading.get_ident(), 0, 0
-            self._on_interrupt = on_interrupt
-        until.add_done_callback(lambda _: self._wake())
+            self._on_interrupt, self._wakeup = on_interrupt, wake
         try:
-            self._loop(until)
+            yield
         finally:
             with self._ready:
-                self._pumper, left, self._jobs = None, self._jobs, []
+                self._pumper, self._wakeup, left, self._jobs = None, None, self._jobs, []
             for job in left:
                 if job.future is not None and not job.future.done():
                     job.future.set_exception(KernelError(_NOT_PUMPING))
+
+    def pump(self, until: concurrent.futures.Future[Any], on_interrupt: Callable[[], object]) -> None:
+        """Run handed-over work on this thread until `until` is done and nothing is left to run.
+
+        Raises KeyboardInterrupt when the user interrupted (after the run wound down, or at once on the
+        second interrupt).
+        """
+        with self.open(on_interrupt):
+            self.run_until(until)
         if self._user_interrupts:
             raise KeyboardInterrupt
 
-    def _loop(self, until: concurrent.futures.Future[Any]) -> None:
+    @property
+    def idle(self) -> bool:
+        """Nothing is queued."""
+        with self._ready:
+            return not self._jobs
+
+    def run_until(self, until: concurrent.futures.Future[Any], stop: Callable[[], bool] | None = None) -> None:
+        """While open: run work until `until` is done and the queue is empty, or `stop()` after a job.
+
+        Raises KeyboardInterrupt on the user's second interrupt."""
+        until.add_done_callback(lambda _: self._wake())
         while self._user_interrupts < 2:
             job: _Job[Any] | None = None
             try:
@@ -126,9 +161,24 @@ class ShellChannel:
                 if job is None:
                     return
                 self._run(job)
+                if stop is not None and stop():
+                    return
             except KeyboardInterrupt:
                 if job is not None and job.future is not None and not job.future.done():
                     job.future.set_exception(KernelError("interrupted"))  # popped, never started
+                self._interrupted()
+        raise KeyboardInterrupt
+
+    def drain(self) -> None:
+        """While open: run what is queued now, without waiting (the async pump's step)."""
+        while self._user_interrupts < 2:
+            with self._ready:
+                if not self._jobs:
+                    return
+                job = self._jobs.pop(0)
+            try:
+                self._run(job)
+            except KeyboardInterrupt:
                 self._interrupted()
 
     def _next(self, until: concurrent.futures.Future[Any]) -> _Job[Any] | None:
@@ -142,7 +192,10 @@ class ShellChannel:
     def _run(self, job: _Job[Any]) -> None:
         future = job.future
         if future is None:
-            job.work()
+            try:
+                job.work()
+            except Exception:
+                log.exception("work handed to the shell's thread failed")
             return
         if not future.set_running_or_notify_cancel():
             return
@@ -174,6 +227,9 @@ class ShellChannel:
     def _wake(self) -> None:
         with self._ready:
             self._ready.notify_all()
+            wakeup = self._wakeup
+        if wakeup is not None:
+            wakeup()
 
 
 class InProcessKernelOps:

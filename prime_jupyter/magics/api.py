@@ -1,0 +1,358 @@
+"""`Session`: the agent from plain Python, in a script or a notebook (its kernel as the agent's hands).
+
+    from prime_jupyter import Session
+
+    session = Session(model="anthropic/claude-sonnet-5-5")
+    answer = session.prompt("Load data.csv into df and describe it")
+    print(answer.text)
+    for event in session.stream("Now plot it"):
+        ...
+    await session.aprompt("...")          # in async code (or a notebook cell)
+
+The agent runs on a loop of its own in a worker thread (`LoopThread`); the calling thread waits and, while
+it waits, runs what the agent hands it through a `ShellChannel`: the `ipython` tool's code when the kernel
+is this notebook's (`kernel="notebook"`, the default inside IPython), and event callbacks. So Ctrl-C or
+the stop button aborts the run (the KeyboardInterrupt is raised once the run wound down), and the tool's
+time limit holds. `kernel="separate"` gives the agent a kernel of its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import sys
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from prime_jupyter.ai.models import ThinkingLevel
+from prime_jupyter.ai.types import AssistantMessage, Message
+from prime_jupyter.connection.base import AgentConnection
+from prime_jupyter.connection.types import ConnectionEvent, SessionEventReceived
+from prime_jupyter.errors import ConfigError
+from prime_jupyter.kernel.inprocess import InProcessLauncher, ShellChannel
+from prime_jupyter.magics.connect import Target, connect
+from prime_jupyter.magics.loop_thread import LoopThread
+from prime_jupyter.protocol.events import AgentEnd, SessionEvent
+
+__all__ = ["Answer", "KernelChoice", "Session"]
+
+T = TypeVar("T")
+KernelChoice = Literal["auto", "notebook", "separate"]
+EventListener = Callable[[SessionEvent], None]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What a prompt's run ended with: the final answer text and every message the run added."""
+
+    text: str
+    messages: list[Message] = field(default_factory=list)
+    stop_reason: str = "stop"
+    error: str | None = None
+
+
+class Session:
+    """One agent session (a transcript like any other), opened on first use or by `open()`.
+
+    `kernel`: "notebook" runs the `ipython` tool in this IPython shell's namespace (it sees your
+    variables and leaves its own); "separate" starts a kernel of its own; "auto" picks "notebook" inside
+    IPython. `resume`: a session id (or prefix) to continue.
+    """
+
+    def __init__(
+        self,
+        *,
+        model: str | None = None,
+        thinking: ThinkingLevel | None = None,
+        tools: tuple[str, ...] | list[str] | None = None,
+        cwd: str | Path | None = None,
+        kernel: KernelChoice = "auto",
+        resume: str | None = None,
+        context_files: bool = True,
+        shell: object | None = None,
+    ) -> None:
+        self._model, self._thinking = model, thinking
+        self._tools = tuple(tools) if tools is not None else None
+        self._cwd = Path(cwd) if cwd is not None else Path.cwd()
+        self._resume, self._context_files = resume, context_files
+        self._shell = shell if shell is not None else _running_shell()
+        self._kernel = self._resolve(kernel)
+        self._loop = LoopThread()
+        self.channel = ShellChannel()
+        self._connection: AgentConnection | None = None
+
+    # --- state ----------------------------------------------------------------------------------
+
+    @property
+    def kernel(self) -> Literal["notebook", "separate"]:
+        """Where the `ipython` tool runs."""
+        return self._kernel
+
+    @property
+    def session_id(self) -> str | None:
+        """The transcript's id once the session is open."""
+        if self._connection is None:
+            return None
+        return self.call(lambda connection: _session_id(connection))
+
+    def open(self) -> Session:
+        """Open (or resume) the session now rather than at the first prompt."""
+        self.call(lambda _connection: _nothing())
+        return self
+
+    def set_kernel(self, kernel: KernelChoice) -> None:
+        """Move the `ipython` tool to another kernel; an open session is reopened on its transcript."""
+        choice = self._resolve(kernel)
+        if choice == self._kernel:
+            return
+        self._kernel = choice
+        if self._connection is not None:
+            self._wait(self._reopen())
+
+    def set_model(self, ref: str) -> None:
+        """Switch to `provider/id[:thinking]` (from the next prompt on, recorded in the transcript)."""
+        if self._connection is None:
+            self._model = ref
+            return
+        from prime_jupyter.ai.registry import parse_model_ref
+
+        parsed = parse_model_ref(ref)
+
+        async def switch(connection: AgentConnection) -> None:
+            current = (await connection.get_state()).model
+            provider = parsed.provider or (current.provider if current is not None else "")
+            await connection.set_model(provider, parsed.model_id)
+            if parsed.thinking is not None:
+                await connection.set_thinking_level(parsed.thinking)
+
+        self.call(switch)
+
+    def new(self) -> None:
+        """Start a new session (the next prompt begins an empty conversation)."""
+        self._resume = None
+        if self._connection is not None:
+            self.call(lambda connection: connection.new_session())
+
+    def resume(self, session: str) -> None:
+        """Continue a saved session (an id, an id prefix or a path)."""
+        if self._connection is None:
+            self._resume = session
+            self.open()
+        else:
+            self.call(lambda connection: connection.switch_session(session))
+
+    # --- prompting ------------------------------------------------------------------------------
+
+    def prompt(self, text: str, on_event: EventListener | None = None) -> Answer:
+        """Run a turn for `text` and return its answer; `on_event` sees each event, on this thread."""
+        post = self.channel.post
+        listener = None if on_event is None else (lambda event: post(lambda: on_event(event)))
+        return self._wait(self.run(text, listener))
+
+    async def aprompt(self, text: str, on_event: EventListener | None = None) -> Answer:
+        """`prompt` for async code (and top-level `await` in a notebook cell)."""
+        post = self.channel.post
+        listener = None if on_event is None else (lambda event: post(lambda: on_event(event)))
+        return await self._await(self.run(text, listener))
+
+    def stream(self, text: str) -> Iterator[SessionEvent]:
+        """Run a turn for `text`, yielding its session events as they come."""
+        events: deque[SessionEvent] = deque()
+        future = self._loop.submit(self.run(text, lambda event: self.channel.post(lambda: events.append(event))))
+        try:
+            with self.channel.open(self._abort_soon):
+                while True:
+                    while events:
+                        yield events.popleft()
+                    if future.done() and self.channel.idle:
+                        break
+                    self.channel.run_until(future, stop=lambda: bool(events))
+        finally:
+            if not future.done():
+                self._abort_soon()
+        if self.channel.user_interrupted:
+            raise KeyboardInterrupt
+        future.result()
+
+    async def astream(self, text: str) -> AsyncIterator[SessionEvent]:
+        """`stream` for async code."""
+        events: deque[SessionEvent] = deque()
+        future = self._loop.submit(self.run(text, lambda event: self.channel.post(lambda: events.append(event))))
+        pump = _AsyncPump(self.channel)
+        try:
+            with self.channel.open(self._abort_soon, wake=pump.wake):
+                while True:
+                    while events:
+                        yield events.popleft()
+                    if future.done() and self.channel.idle:
+                        break
+                    await pump.step(future, stop=lambda: bool(events))
+        finally:
+            if not future.done():
+                self._abort_soon()
+        future.result()
+
+    def abort(self) -> None:
+        """Abort the running prompt (from another thread; in a cell, interrupt the kernel instead)."""
+        self._abort_soon().result(timeout=30)
+
+    def export(self, fmt: Literal["html", "jsonl"] = "html", path: str | None = None) -> Path:
+        """Write the session as HTML or JSONL (default: beside the transcript) and return where it went."""
+        result = self.call(lambda connection: connection.export(fmt, path))
+        return Path(result.path)
+
+    def close(self) -> None:
+        """Dispose of the session (its separate kernel is shut down) and stop the agent's thread."""
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            self._wait(connection.dispose())
+        self._loop.close()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # --- for the magics -------------------------------------------------------------------------
+
+    def call(self, work: Callable[[AgentConnection], Awaitable[T]]) -> T:
+        """Run `work(connection)` on the agent's loop (opening the session first) and wait for it."""
+
+        async def run() -> T:
+            return await work(await self._ensure())
+
+        return self._wait(run())
+
+    async def run(self, text: str, listener: EventListener | None) -> Answer:
+        """On the agent's loop: prompt and wait for the run; `listener` is called there for each event."""
+        connection = await self._ensure()
+        ended: list[Message] = []
+
+        def on_event(event: ConnectionEvent) -> None:
+            if isinstance(event, SessionEventReceived):
+                if listener is not None:
+                    listener(event.event)
+                if isinstance(event.event, AgentEnd):
+                    ended[:] = event.event.messages
+
+        unsubscribe = connection.subscribe(on_event)
+        try:
+            await connection.prompt(text)
+            await connection.wait_for_idle()
+        finally:
+            unsubscribe()
+        return _answer(ended)
+
+    def run_pumped(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run `coro` on the agent's loop while this thread pumps the channel."""
+        return self._wait(coro)
+
+    # --- internals ------------------------------------------------------------------------------
+
+    def _resolve(self, kernel: KernelChoice) -> Literal["notebook", "separate"]:
+        if kernel == "separate" or (kernel == "auto" and self._shell is None):
+            return "separate"
+        if self._shell is None:
+            raise ConfigError("kernel='notebook' needs a running IPython shell; use kernel='separate' here")
+        return "notebook"
+
+    def _target(self, mode: Literal["new", "resume"], resume: str | None) -> Target:
+        launcher = (
+            InProcessLauncher(self._shell, self.channel, store_history=False) if self._kernel == "notebook" else None
+        )
+        return Target(
+            cwd=self._cwd, mode=mode, resume=resume, model=self._model, thinking=self._thinking,
+            tools=self._tools, context_files=self._context_files, kernel_launcher=launcher,
+        )  # fmt: skip
+
+    async def _ensure(self) -> AgentConnection:
+        if self._connection is None:
+            mode: Literal["new", "resume"] = "resume" if self._resume else "new"
+            self._connection = await connect(self._target(mode, self._resume))
+        return self._connection
+
+    async def _reopen(self) -> None:
+        old = self._connection
+        if old is None:
+            return
+        state = await old.get_state()
+        self._model = f"{state.model.provider}/{state.model.id}" if state.model else self._model
+        self._connection = await connect(self._target("resume", state.session_file or state.session_id))
+        await old.dispose()
+
+    def _abort_soon(self) -> concurrent.futures.Future[None]:
+        async def abort() -> None:
+            if self._connection is not None:
+                await self._connection.abort()
+
+        return self._loop.submit(abort())
+
+    def _wait(self, coro: Coroutine[Any, Any, T]) -> T:
+        if self.channel.on_pump_thread:
+            coro.close()
+            raise RuntimeError("a Session call from code the agent itself runs would wait for itself")
+        future = self._loop.submit(coro)
+        self.channel.pump(future, on_interrupt=self._abort_soon)
+        return future.result()
+
+    async def _await(self, coro: Coroutine[Any, Any, T]) -> T:
+        future = self._loop.submit(coro)
+        pump = _AsyncPump(self.channel)
+        try:
+            with self.channel.open(self._abort_soon, wake=pump.wake):
+                await pump.step(future, stop=None)
+        except asyncio.CancelledError:
+            self._abort_soon()
+            raise
+        if self.channel.user_interrupted:
+            raise KeyboardInterrupt
+        return future.result()
+
+
+class _AsyncPump:
+    """Pumps an open channel from a coroutine on the calling thread's loop."""
+
+    def __init__(self, channel: ShellChannel) -> None:
+        self._channel = channel
+        self._loop = asyncio.get_running_loop()
+        self._event = asyncio.Event()
+
+    def wake(self) -> None:
+        self._loop.call_soon_threadsafe(self._event.set)
+
+    async def step(self, until: concurrent.futures.Future[Any], stop: Callable[[], bool] | None) -> None:
+        until.add_done_callback(lambda _: self.wake())
+        while True:
+            self._event.clear()
+            self._channel.drain()
+            if (stop is not None and stop()) or (until.done() and self._channel.idle):
+                return
+            await self._event.wait()
+
+
+def _running_shell() -> object | None:
+    """The IPython shell of this process, if one runs (IPython is not imported to find out)."""
+    ipython = sys.modules.get("IPython")
+    shell: object | None = ipython.get_ipython() if ipython is not None else None
+    return shell
+
+
+async def _session_id(connection: AgentConnection) -> str:
+    return (await connection.get_state()).session_id
+
+
+async def _nothing() -> None:
+    return None
+
+
+def _answer(messages: list[Message]) -> Answer:
+    last = next((m for m in reversed(messages) if isinstance(m, AssistantMessage)), None)
+    if last is None:
+        return Answer("", messages)
+    text = "".join(part.text for part in last.content if part.type == "text")
+    error = last.error_message if last.stop_reason in ("error", "aborted") else None
+    return Answer(text, messages, last.stop_reason, error)
