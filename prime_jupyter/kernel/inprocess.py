@@ -5,7 +5,7 @@ namespace. Outputs are teed: they still appear in the notebook as usual, and `si
 iopub-shaped messages too, so the rest of the kernel layer cannot tell the difference.
 
 The agent loop runs on another thread (its own asyncio loop). With a `ShellChannel`, `execute` hands the
-code to the shell's thread, which pumps the channel while it waits for the run (`ShellChannel.pump`):
+code to the shell's thread, which pumps the channel while it waits for the run (`open`, then `run_until`):
 so `interrupt` works (a SIGINT to the shell's thread, as Jupyter's stop button sends), the tool time
 limit holds, and the user's own interrupt aborts the run instead of wedging the kernel. Without a
 channel, code runs in the calling thread (a plain shell driven from its own thread, as in tests).
@@ -99,6 +99,8 @@ class ShellChannel:
             pumper = self._pumper
             if not self._in_call or pumper is None or pumper != threading.main_thread().ident:
                 return False  # nothing runs, or signals cannot reach the pumping thread
+            if self._user_interrupts:
+                return False  # the user's interrupt stopped the code already: a second would hit what follows
             self._agent_interrupts += 1
             signal.pthread_kill(pumper, signal.SIGINT)
             return True
@@ -131,17 +133,6 @@ class ShellChannel:
             for job in left:
                 if job.future is not None and not job.future.done():
                     job.future.set_exception(KernelError(_NOT_PUMPING))
-
-    def pump(self, until: concurrent.futures.Future[Any], on_interrupt: Callable[[], object]) -> None:
-        """Run handed-over work on this thread until `until` is done and nothing is left to run.
-
-        Raises KeyboardInterrupt when the user interrupted (after the run wound down, or at once on the
-        second interrupt).
-        """
-        with self.open(on_interrupt):
-            self.run_until(until)
-        if self._user_interrupts:
-            raise KeyboardInterrupt
 
     @property
     def idle(self) -> bool:

@@ -161,18 +161,18 @@ class Session:
     def stream(self, text: str) -> Iterator[SessionEvent]:
         """Run a turn for `text`, yielding its session events as they come."""
         events: deque[SessionEvent] = deque()
-        future = self._loop.submit(self.run(text, lambda event: self.channel.post(lambda: events.append(event))))
-        try:
-            with self.channel.open(self._abort_soon):
+        with self.channel.open(self._abort_soon):
+            future = self._loop.submit(self.run(text, lambda event: self.channel.post(lambda: events.append(event))))
+            try:
                 while True:
                     while events:
                         yield events.popleft()
                     if future.done() and self.channel.idle:
                         break
                     self.channel.run_until(future, stop=lambda: bool(events))
-        finally:
-            if not future.done():
-                self._abort_soon()
+            finally:
+                if not future.done():
+                    self._abort_soon()
         if self.channel.user_interrupted:
             raise KeyboardInterrupt
         future.result()
@@ -180,19 +180,19 @@ class Session:
     async def astream(self, text: str) -> AsyncIterator[SessionEvent]:
         """`stream` for async code."""
         events: deque[SessionEvent] = deque()
-        future = self._loop.submit(self.run(text, lambda event: self.channel.post(lambda: events.append(event))))
         pump = _AsyncPump(self.channel)
-        try:
-            with self.channel.open(self._abort_soon, wake=pump.wake):
+        with self.channel.open(self._abort_soon, wake=pump.wake):
+            future = self._loop.submit(self.run(text, lambda event: self.channel.post(lambda: events.append(event))))
+            try:
                 while True:
                     while events:
                         yield events.popleft()
                     if future.done() and self.channel.idle:
                         break
                     await pump.step(future, stop=lambda: bool(events))
-        finally:
-            if not future.done():
-                self._abort_soon()
+            finally:
+                if not future.done():
+                    self._abort_soon()
         future.result()
 
     def abort(self) -> None:
@@ -295,19 +295,22 @@ class Session:
         if self.channel.on_pump_thread:
             coro.close()
             raise RuntimeError("a Session call from code the agent itself runs would wait for itself")
-        future = self._loop.submit(coro)
-        self.channel.pump(future, on_interrupt=self._abort_soon)
+        with self.channel.open(self._abort_soon):  # before the work starts: it may hand code over at once
+            future = self._loop.submit(coro)
+            self.channel.run_until(future)
+        if self.channel.user_interrupted:
+            raise KeyboardInterrupt
         return future.result()
 
     async def _await(self, coro: Coroutine[Any, Any, T]) -> T:
-        future = self._loop.submit(coro)
         pump = _AsyncPump(self.channel)
-        try:
-            with self.channel.open(self._abort_soon, wake=pump.wake):
+        with self.channel.open(self._abort_soon, wake=pump.wake):
+            future = self._loop.submit(coro)
+            try:
                 await pump.step(future, stop=None)
-        except asyncio.CancelledError:
-            self._abort_soon()
-            raise
+            except asyncio.CancelledError:
+                self._abort_soon()
+                raise
         if self.channel.user_interrupted:
             raise KeyboardInterrupt
         return future.result()

@@ -45,5 +45,8 @@ def run_in_cell(session: Session, text: str) -> Answer:
 
     try:
         return session.run_pumped(session.run(text, listener))
+    except KeyboardInterrupt:
+        fold.note("Interrupted: the run was aborted.")
+        raise
     finally:
         display.refresh()

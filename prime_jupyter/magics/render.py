@@ -94,6 +94,11 @@ class CellFold:
         with self.lock:
             return self._apply(event)
 
+    def note(self, text: str) -> None:
+        """Add a line of the surface's own (the run was interrupted)."""
+        with self.lock:
+            self.blocks.append(_Note(text))
+
     def _apply(self, event: SessionEvent) -> Change:
         if isinstance(event, MessageUpdate):
             update = event.assistant_message_event

@@ -69,8 +69,9 @@ async def test_the_notebooks_kernel_is_never_restarted(provisioner: IpythonKerne
 # --- handed over: the agent's loop on a worker thread, the code on the (main) thread pumping the channel
 
 
-def _on_worker(work: Callable[[], Coroutine[Any, Any, T]]) -> concurrent.futures.Future[T]:
-    """Run `work()` on a fresh event loop in a worker thread (where the agent loop runs in a notebook)."""
+def _pumped(channel: ShellChannel, work: Callable[[], Coroutine[Any, Any, T]], on_interrupt: Callable[[], object]) -> T:
+    """Run `work()` on a fresh event loop in a worker thread (where the agent loop runs in a notebook)
+    while this (main) thread pumps `channel`, as a `%%prime` cell does."""
     future: concurrent.futures.Future[T] = concurrent.futures.Future()
 
     def main() -> None:
@@ -79,8 +80,12 @@ def _on_worker(work: Callable[[], Coroutine[Any, Any, T]]) -> concurrent.futures
         except BaseException as error:
             future.set_exception(error)
 
-    threading.Thread(target=main, daemon=True).start()
-    return future
+    with channel.open(on_interrupt):
+        threading.Thread(target=main, daemon=True).start()
+        channel.run_until(future)
+    if channel.user_interrupted:
+        raise KeyboardInterrupt
+    return future.result()
 
 
 @pytest.fixture
@@ -94,9 +99,9 @@ def handed(shell: Any, channel: ShellChannel, tmp_path: Path) -> IpythonKernelPr
 
 
 def test_code_runs_on_the_pumping_thread(shell: Any, channel: ShellChannel, handed: IpythonKernelProvisioner) -> None:
-    run = _on_worker(lambda: tool_runner(handed)("import threading\nran_on = threading.get_ident()\nprint('hi')"))
-    channel.pump(run, on_interrupt=lambda: None)
-    assert text_of(run.result()) == "hi" and shell.user_ns["ran_on"] == threading.get_ident()
+    code = "import threading\nran_on = threading.get_ident()\nprint('hi')"
+    result = _pumped(channel, lambda: tool_runner(handed)(code), on_interrupt=lambda: None)
+    assert text_of(result) == "hi" and shell.user_ns["ran_on"] == threading.get_ident()
 
 
 def test_the_time_limit_interrupts_the_code_and_keeps_the_state(
@@ -104,9 +109,8 @@ def test_the_time_limit_interrupts_the_code_and_keeps_the_state(
 ) -> None:
     interrupted: list[bool] = []
     code = "kept = 1\nimport time\nwhile True: time.sleep(0.05)"
-    run = _on_worker(lambda: tool_runner(handed, timeout_s=0.3)(code))
-    channel.pump(run, on_interrupt=lambda: interrupted.append(True))  # the agent's interrupt: not the user's
-    assert status_of(run.result()) == "timeout" and shell.user_ns["kept"] == 1 and interrupted == []
+    result = _pumped(channel, lambda: tool_runner(handed, timeout_s=0.3)(code), lambda: interrupted.append(True))
+    assert status_of(result) == "timeout" and shell.user_ns["kept"] == 1 and interrupted == []  # not the user's
 
 
 def test_the_users_interrupt_calls_back_and_is_raised_once_the_run_is_over(
@@ -114,10 +118,9 @@ def test_the_users_interrupt_calls_back_and_is_raised_once_the_run_is_over(
 ) -> None:
     controller = AbortController()
     code = "import os, signal, time\nos.kill(os.getpid(), signal.SIGINT)\ntime.sleep(5)"  # the stop button
-    run = _on_worker(lambda: tool_runner(handed)(code, controller=controller))
     with pytest.raises(KeyboardInterrupt):
-        channel.pump(run, on_interrupt=controller.abort)
-    assert controller.signal.aborted and status_of(run.result()) in ("error", "aborted")
+        _pumped(channel, lambda: tool_runner(handed)(code, controller=controller), on_interrupt=controller.abort)
+    assert controller.signal.aborted
 
 
 def test_code_handed_over_while_nobody_pumps_fails_at_once(channel: ShellChannel) -> None:

@@ -50,3 +50,47 @@ def test_consecutive_cells_continue_one_session(kernel: Kernel, llm: ScriptedLLM
     kernel.run("%%prime\nremember the word heron")
     kernel.run("%%prime\nwhich word?")
     assert "remember the word heron" in request_text(llm) and "first answer" in request_text(llm)
+
+
+def test_a_long_answer_updates_one_display_a_bounded_number_of_times(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    answer = "".join(f"w{i % 10} " for i in range(20_000))
+    llm.enqueue(ScriptedTurn(blocks=[Text(text=answer, chunks=20_000)]))
+    cell = kernel.run("%%prime\nwrite a lot")
+    displays, updates = cell.of_type("display_data"), cell.of_type("update_display_data")
+    ids = {m["content"]["transient"]["display_id"] for m in displays + updates}
+    assert len(displays) == 1 and len(ids) == 1
+    assert len(updates) <= 500  # at most ~10 a second: 20,000 deltas would take 50 s to reach this
+    assert (updates or displays)[-1]["content"]["data"]["text/markdown"] == answer
+
+
+def test_variables_are_interpolated_unless_turned_off(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    kernel.run("name = 'Ada'\nrows = [1, 2]")
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="ok")]), ScriptedTurn(blocks=[Text(text="ok")]))
+    kernel.run("%%prime\nGreet {name}: {rows} and {unknown_name}")
+    assert "Greet Ada: [1, 2] and {unknown_name}" in request_text(llm)
+    kernel.run("%%prime --no-interpolate\nGreet {name}")
+    assert "Greet {name}" in request_text(llm)
+
+
+def test_ask_is_the_one_line_form(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="a short answer")]))
+    cell = kernel.run('%prime ask "how long is {name}?"')
+    assert "a short answer" in cell.text() and "how long is Ada?" in request_text(llm)
+
+
+def test_fix_sends_the_last_traceback_and_the_agent_fixes_it(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    failed = kernel.run("values = [4, 0]\nratio = values[0] / values[1]")
+    assert failed.status == "error"
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="ipython", arguments={"code": "ratio = values[0] / (values[1] or 1)"})]),
+        ScriptedTurn(blocks=[Text(text="Division by zero: guarded it.")]),
+    )
+    cell = kernel.run("%prime fix")
+    prompt = request_text(llm, -2)
+    assert "ZeroDivisionError" in prompt and "ratio = values[0] / values[1]" in prompt
+    assert "guarded it" in cell.text() and kernel.run("print(ratio)").text().strip() == "4.0"
+
+
+def test_fix_without_an_error_says_so(kernel: Kernel) -> None:
+    kernel.run("import sys\nfor name in ('last_exc', 'last_value'):\n    sys.__dict__.pop(name, None)")
+    assert "no exception to fix" in kernel.run("%prime fix").text()
