@@ -8,11 +8,6 @@ imported when it first streams), no kernel machinery unless the `ipython` tool i
 from __future__ import annotations
 
 import os
-
-# pydantic looks up plugins through package metadata (about 20 ms) unless told there are none.
-os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-
-import gc
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,15 +16,16 @@ from .args import build_parser
 
 if TYPE_CHECKING:
     from prime_jupyter.ai.types import ImageContent
-    from prime_jupyter.connection.in_process import InProcessAgentConnection
+    from prime_jupyter.connection.door import SessionMode
+    from prime_jupyter.connection.in_process import LocalTarget
 
 __all__ = ["main"]
 
 
 def main(argv: list[str] | None = None) -> int:
-    # Start-up allocates a lot and frees little (imports, a resumed transcript): collecting then is
-    # wasted work. The collector comes back, with all of that frozen, once the first answer streams.
-    gc.disable()
+    from prime_jupyter import gc_policy
+
+    gc_policy.start_up()  # collection comes back, start-up's objects frozen, once the first answer streams
     words = sys.argv[1:] if argv is None else argv
     if words[:1] == ["attach"]:  # `jupyter prime attach ...`: a session in a running Jupyter server
         from .attach import main as attach_main
@@ -51,36 +47,29 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def _run(args: object, text: str, images: list[ImageContent], cwd: Path) -> int:
-    from prime_jupyter.ai.providers._http import aiohttp_available, close_clients, set_http_backend
+    from prime_jupyter.connection import open_connection
     from prime_jupyter.errors import PrimeError
 
     from .headless import run_headless
 
-    if aiohttp_available():
-        set_http_backend("aiohttp")  # the SDKs import it anyway, and each request takes less time on it
-
     try:
-        connection = _connect(vars(args), cwd)
+        connection = await open_connection(_target(vars(args), cwd))
     except PrimeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     try:
-        json_mode = vars(args)["mode"] == "json"
-        header = connection.get_session_header_sync() if json_mode else None
-        code: int = await run_headless(connection, text, images, json_mode, header)
+        code: int = await run_headless(connection, text, images, vars(args)["mode"] == "json")
         return code
     except PrimeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     finally:
         await connection.dispose()
-        await close_clients()  # an aiohttp session left open complains on stderr at exit
 
 
-def _connect(ns: dict[str, object], cwd: Path) -> InProcessAgentConnection:
-    """The one place the CLI reaches the runtime: build an in-process connection."""
-    from prime_jupyter.connection.in_process import InProcessAgentConnection
-    from prime_jupyter.runtime.factory import SessionMode, SessionOptions
+def _target(ns: dict[str, object], cwd: Path) -> LocalTarget:
+    """The session the arguments name, to be run in this process."""
+    from prime_jupyter.connection import LocalTarget
 
     mode: SessionMode = "new"
     if ns["resume"]:
@@ -90,18 +79,17 @@ def _connect(ns: dict[str, object], cwd: Path) -> InProcessAgentConnection:
     elif ns["no_session"]:
         mode = "none"
     tools = ns["tools"]
-    options = SessionOptions(
+    return LocalTarget(
         cwd=cwd,
         model=_opt(ns["model"]),
         thinking=ns["thinking"],  # type: ignore[arg-type]
-        tools=[t.strip() for t in tools.split(",") if t.strip()] if isinstance(tools, str) else None,
+        tools=tuple(t.strip() for t in tools.split(",") if t.strip()) if isinstance(tools, str) else None,
         system_prompt=_opt(ns["system_prompt"]),
         append_system_prompt=_opt(ns["append_system_prompt"]),
         context_files=not ns["no_context_files"],
         mode=mode,
         resume=_opt(ns["resume"]),
     )
-    return InProcessAgentConnection.create(options)
 
 
 def _opt(value: object) -> str | None:

@@ -16,16 +16,13 @@ import sys
 from pathlib import Path
 
 from prime_jupyter.ai.types import ImageContent
-from prime_jupyter.connection.http import HttpAgentConnection, ServerEndpoint, find_server
+from prime_jupyter.connection import ServerTarget, open_connection
 from prime_jupyter.errors import PrimeError
-from prime_jupyter.protocol.common import ModelRef
 
 from .headless import run_headless
 from .prompt_input import read_prompt
 
 __all__ = ["build_attach_parser", "main"]
-
-NO_SERVER = "no running Jupyter server found: start one with `jupyter lab` or pass --url/--token"
 
 
 def build_attach_parser() -> argparse.ArgumentParser:
@@ -62,12 +59,13 @@ def main(argv: list[str]) -> int:
 
 async def _run(args: argparse.Namespace, text: str, images: list[ImageContent], cwd: Path) -> int:
     try:
-        connection = await _connect(args, cwd)
+        connection = await open_connection(_target(args, cwd))
     except PrimeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     try:
-        print(f"prime: session {connection.session_id}", file=sys.stderr)
+        state = await connection.get_state()
+        print(f"prime: session {state.session_id}", file=sys.stderr)
         return await run_headless(connection, text, images, args.mode == "json")
     except PrimeError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -76,39 +74,13 @@ async def _run(args: argparse.Namespace, text: str, images: list[ImageContent], 
         await connection.dispose()
 
 
-async def _connect(args: argparse.Namespace, cwd: Path) -> HttpAgentConnection:
-    endpoint, here = _endpoint(args, cwd)
-    model, thinking = _model(args.model)
-    new_cwd = args.cwd or (str(cwd) if here else None)
-    connection = await HttpAgentConnection.connect(
-        endpoint, args.session, cwd=new_cwd, model=model, thinking_level=thinking
+def _target(args: argparse.Namespace, cwd: Path) -> ServerTarget:
+    return ServerTarget(
+        cwd=cwd,
+        url=args.url,
+        sock=args.sock,
+        token=args.token,
+        session=args.session,
+        model=args.model,
+        new_session_cwd=args.cwd,
     )
-    if args.session is not None and model is not None:
-        await connection.set_model(model.provider, model.id)
-    if args.session is not None and thinking is not None:
-        await connection.set_thinking_level(thinking)
-    return connection
-
-
-def _endpoint(args: argparse.Namespace, cwd: Path) -> tuple[ServerEndpoint, bool]:
-    """The server to attach to, and whether it was found serving this directory."""
-    if args.url:
-        return ServerEndpoint(args.url, args.token), False
-    if args.sock:
-        return ServerEndpoint.unix(args.sock, args.token), True
-    found = find_server(cwd)
-    if found is None:
-        raise PrimeError(NO_SERVER)
-    token = args.token or found.endpoint.token
-    return ServerEndpoint(found.endpoint.url, token, found.endpoint.sock), True
-
-
-def _model(value: str | None) -> tuple[ModelRef | None, str | None]:
-    if value is None:
-        return None, None
-    from prime_jupyter.ai.registry import parse_model_ref  # about 0.1 s of imports: only when asked for
-
-    ref = parse_model_ref(value)
-    if not ref.provider:
-        raise PrimeError(f"--model {value!r}: write provider/model-id, e.g. anthropic/claude-sonnet-5-5")
-    return ModelRef(provider=ref.provider, id=ref.model_id), ref.thinking

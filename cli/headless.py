@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 import os
 import signal
 import sys
@@ -12,6 +11,7 @@ from typing import TextIO
 
 from pydantic import JsonValue
 
+from prime_jupyter import gc_policy
 from prime_jupyter.ai.json_text import json_text, well_formed
 from prime_jupyter.ai.types import AssistantMessage, ImageContent
 from prime_jupyter.connection.base import AgentConnection
@@ -91,12 +91,10 @@ async def run_headless(
     text: str,
     images: list[ImageContent],
     json_mode: bool,
-    header: dict[str, JsonValue] | None = None,
 ) -> int:
     """Run the prompt; print the answer (or every event as a JSON line); return the exit code.
 
-    In JSON mode the first line is the transcript's header: `header` when the caller has it at hand (an
-    in-process session), else the one of `get_session_view()`."""
+    In JSON mode the first line is the transcript's header (`ConnectionState.header`)."""
     stopping: list[asyncio.Future[None]] = []
 
     def stop_run() -> None:
@@ -109,9 +107,8 @@ async def run_headless(
     def on_event(event: ConnectionEvent) -> None:
         if not isinstance(event, SessionEventReceived):
             return
-        if not gc.isenabled() and _start_up_is_over(event.event):
-            gc.freeze()  # what start-up built lives as long as the process: never scan it again
-            gc.enable()
+        if _start_up_is_over(event.event):
+            gc_policy.start_up_done()
         if json_mode:
             writer.line(event_to_json(event.event))
             if event.event.type != "message_update":
@@ -121,8 +118,7 @@ async def run_headless(
             done.set()
 
     if json_mode:
-        if header is None:
-            header = (await connection.get_session_view()).header
+        header: dict[str, JsonValue] = (await connection.get_state()).header
         writer.line(json_text(header))  # as the transcript has it: half a character repaired
     connection.subscribe(on_event)
     loop = asyncio.get_running_loop()
@@ -133,7 +129,7 @@ async def run_headless(
     finally:
         loop.remove_signal_handler(signal.SIGINT)
         writer.flush()
-        gc.enable()
+        gc_policy.start_up_done()
     if writer.gone:
         return EXIT_READER_GONE  # the reader chose to stop reading: no error to report
     final = finals[0] if finals else None

@@ -35,6 +35,7 @@ export type PrimeJupyterWireProtocol =
   | SetModelRequest
   | AttachSnapshot
   | ConnectionState
+  | KernelState
   | MessagesResult
   | NavigateResult
   | OkResult
@@ -117,6 +118,7 @@ export type ConnectionOutbound =
   | StatusFrame
   | WidgetFrame
   | ResyncRequiredFrame;
+export type KernelState = 'stopped' | 'starting' | 'idle' | 'busy' | 'dead';
 
 export interface StartFrame {
   type: 'start';
@@ -717,6 +719,13 @@ export interface AttachSnapshot {
   pendingQuestions?: Question[];
   cursor?: number;
 }
+/**
+ * Where a session stands. `messageCount` and `contextTokens` are of the model's context (after a
+ * compaction, the summary and what was kept); `header` is the transcript's header line
+ * (`{"type": "session", "version", "id", "timestamp", "cwd", ...}`); `kernelId`/`kernelState` are those
+ * of the `ipython` tool's kernel (None without one; the id is None until it started): in a server it
+ * is one of `/api/kernels`, so a console can be opened on it.
+ */
 export interface ConnectionState {
   sessionId: string;
   cwd: string;
@@ -734,6 +743,11 @@ export interface ConnectionState {
   usage?: Usage | null;
   contextTokens?: number | null;
   contextWindow?: number | null;
+  header?: {
+    [k: string]: JsonValue | undefined;
+  };
+  kernelId?: string | null;
+  kernelState?: ('stopped' | 'starting' | 'idle' | 'busy' | 'dead') | null;
 }
 export interface ModelRef {
   provider: string;

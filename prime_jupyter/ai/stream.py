@@ -39,10 +39,19 @@ from prime_jupyter.ai.events import (
 )
 from prime_jupyter.ai.models import Model, ThinkingLevel
 from prime_jupyter.ai.partial_json import PartialJson
+from prime_jupyter.ai.providers._http import HttpBackend, check_backend, close_clients
 from prime_jupyter.ai.types import AssistantMessage, Context, TextContent, ThinkingContent, ToolCall
 from prime_jupyter.ai.usage import apply_cost
 
-__all__ = ["AssistantMessageEventStream", "Emitter", "StreamOptions", "stream"]
+__all__ = [
+    "AssistantMessageEventStream",
+    "Emitter",
+    "HttpBackend",
+    "StreamOptions",
+    "close_http_clients",
+    "resolve_http_backend",
+    "stream",
+]
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +67,8 @@ class StreamOptions:
     session_id: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
     timeout_s: float = 600.0
+    http_backend: HttpBackend = "httpx"
+    """The HTTP stack under the SDK (`providers._http`): the hosts that run turns choose aiohttp."""
 
 
 Provider: TypeAlias = Callable[[Model, Context, StreamOptions, "Emitter"], Awaitable[None]]
@@ -289,3 +300,15 @@ def stream(
     module = importlib.import_module(_PROVIDERS[model.api])
     provider: Provider = module.stream_provider
     return AssistantMessageEventStream(model, context, options, provider, on_event)
+
+
+def resolve_http_backend(choice: str) -> HttpBackend:
+    """The HTTP stack for a setting of "auto", "httpx" or "aiohttp" ("auto": aiohttp when installed);
+    raises `ValueError` naming what to install or write instead."""
+    return check_backend(choice)
+
+
+async def close_http_clients() -> None:
+    """Close the provider clients (their connection pools) of the running event loop: what a host does
+    when the last session of that loop is gone, so aiohttp does not complain at exit."""
+    await close_clients()

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import NoReturn
 
+from prime_jupyter.connection.extensions import CommandInfo, Renderer
 from prime_jupyter.connection.types import AgentConnectionUnsupportedError
 
 __all__ = ["RemoteExtensions", "process_local", "require_capability"]
@@ -32,6 +33,9 @@ def require_capability(capability: str, offered: Iterable[str], feature: str, se
 class RemoteExtensions:
     """`ConnectionExtensions` over HTTP: every member is process-local."""
 
+    def commands(self) -> list[CommandInfo]:
+        process_local("extensions.commands")
+
     def get_argument_completions(self, command: str, prefix: str) -> list[str]:
         process_local("extensions.get_argument_completions")
 
@@ -41,11 +45,17 @@ class RemoteExtensions:
     def get_shortcuts(self) -> dict[str, str]:
         process_local("extensions.get_shortcuts")
 
-    def get_message_renderer(self, custom_type: str) -> Callable[[object], str] | None:
+    def get_message_renderer(self, custom_type: str) -> Renderer | None:
         process_local("extensions.get_message_renderer")
 
-    def get_tool_renderer(self, tool_name: str) -> Callable[[object], str] | None:
+    def get_tool_renderer(self, tool_name: str) -> Renderer | None:
         process_local("extensions.get_tool_renderer")
+
+    def register_tool_renderer(self, tool_name: str, renderer: Renderer) -> None:
+        process_local("extensions.register_tool_renderer")
+
+    def register_message_renderer(self, custom_type: str, renderer: Renderer) -> None:
+        process_local("extensions.register_message_renderer")
 
     def bind_extensions(self, bindings: dict[str, Callable[..., object]]) -> None:
         process_local("extensions.bind_extensions")

@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import weakref
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import JsonValue
-
 from prime_jupyter.ai.abort import AbortSignal
+from prime_jupyter.ai.models import ThinkingLevel
+from prime_jupyter.ai.stream import close_http_clients
 from prime_jupyter.ai.types import AssistantMessage, ImageContent, TextContent, UserMessage
-from prime_jupyter.connection.base import ConnectionExtensions, StreamingBehavior
+from prime_jupyter.connection.base import StreamingBehavior
+from prime_jupyter.connection.door import SessionMode
+from prime_jupyter.connection.extensions import LocalExtensions
 from prime_jupyter.connection.types import (
     AfterReplace,
     ClientNotice,
@@ -57,7 +61,6 @@ from prime_jupyter.runtime.views import (
     branch_messages,
     connection_state,
     model_infos,
-    session_header,
     session_view,
     snapshot,
 )
@@ -65,29 +68,51 @@ from prime_jupyter.runtime.views import (
 if TYPE_CHECKING:
     from prime_jupyter.protocol.requests import ModelsResponse, SeedMessage
 
-__all__ = ["InProcessAgentConnection"]
+__all__ = ["InProcessAgentConnection", "LocalTarget"]
+
+_open: weakref.WeakSet[InProcessAgentConnection] = weakref.WeakSet()
+"""The connections of this process not disposed yet."""
 
 
-class _NoExtensions:
-    """We have no extension system yet: every surface is present and empty."""
+@dataclass(frozen=True, slots=True)
+class LocalTarget:
+    """A session run in this process (`open_connection(LocalTarget(...))`).
 
-    def get_argument_completions(self, command: str, prefix: str) -> list[str]:
-        return []
+    `mode`: "new" starts a transcript in `cwd`, "continue" the newest one of `cwd`, "resume" the one
+    `resume` names (an id or unique prefix), "none" keeps nothing on disk. `model` is
+    `provider/id[:thinking]`; `tools` the tool names (default: settings, then `ipython`)."""
 
-    def get_command_diagnostics(self) -> list[str]:
-        return []
+    cwd: Path
+    mode: SessionMode = "new"
+    resume: str | None = None
+    model: str | None = None
+    thinking: ThinkingLevel | None = None
+    tools: tuple[str, ...] | None = None
+    system_prompt: str | None = None
+    append_system_prompt: str | None = None
+    context_files: bool = True
+    interactive: bool = False
+    """A person can answer questions (terminal app, notebook): the `ask` tool is offered."""
+    agent_dir: Path | None = None
+    http_backend: Literal["auto", "httpx", "aiohttp"] = "auto"
+    """The HTTP stack under the provider SDKs ("auto": aiohttp when installed, as it costs less per
+    request and per streamed delta)."""
 
-    def get_shortcuts(self) -> dict[str, str]:
-        return {}
-
-    def get_message_renderer(self, custom_type: str) -> Callable[[object], str] | None:
-        return None
-
-    def get_tool_renderer(self, tool_name: str) -> Callable[[object], str] | None:
-        return None
-
-    def bind_extensions(self, bindings: dict[str, Callable[..., object]]) -> None:
-        return None
+    def options(self) -> SessionOptions:
+        return SessionOptions(
+            cwd=self.cwd,
+            model=self.model,
+            thinking=self.thinking,
+            tools=list(self.tools) if self.tools is not None else None,
+            system_prompt=self.system_prompt,
+            append_system_prompt=self.append_system_prompt,
+            context_files=self.context_files,
+            mode=self.mode,
+            resume=self.resume,
+            agent_dir=self.agent_dir,
+            interactive=self.interactive,
+            http_backend=self.http_backend,
+        )
 
 
 class InProcessAgentConnection:
@@ -96,11 +121,21 @@ class InProcessAgentConnection:
         self._options = options or SessionOptions(cwd=Path(session.manager.cwd))
         self._listeners: list[ConnectionListener] = []
         self._unsubscribe = session.subscribe(self._forward)
-        self._extensions = _NoExtensions()
+        _open.add(self)
+        self._extensions = LocalExtensions()
+        self._extensions.commands_registry.set_completer("model", self._complete_model)
+        self._extensions.commands_registry.set_completer("thinking", self._complete_thinking)
+        self._extensions.commands_registry.set_completer("export", lambda prefix: ["html", "jsonl"])
+        self._extensions.commands_registry.set_completer("kernel", lambda prefix: ["interrupt", "restart"])
 
     @classmethod
     def create(cls, options: SessionOptions) -> InProcessAgentConnection:
         return cls(create_agent_session(options), options)
+
+    @classmethod
+    def open(cls, target: LocalTarget) -> InProcessAgentConnection:
+        """The session `target` names, built here; raises `PrimeError`s a user can act on."""
+        return cls.create(target.options())
 
     # --- events ---------------------------------------------------------------------------------
 
@@ -116,8 +151,13 @@ class InProcessAgentConnection:
             listener(event)
 
     async def dispose(self) -> None:
+        """Close the session (its kernel too); the last open connection also closes the provider
+        clients of this event loop, so nothing complains about an open aiohttp session at exit."""
         self._unsubscribe()
         await self.session.dispose()
+        _open.discard(self)
+        if not _open:
+            await close_http_clients()
 
     # --- reads ----------------------------------------------------------------------------------
 
@@ -263,7 +303,7 @@ class InProcessAgentConnection:
     # --- process-local --------------------------------------------------------------------------
 
     @property
-    def extensions(self) -> ConnectionExtensions:
+    def extensions(self) -> LocalExtensions:
         return self._extensions
 
     def get_abort_signal(self) -> AbortSignal | None:
@@ -272,10 +312,15 @@ class InProcessAgentConnection:
     def get_system_prompt_sync(self) -> str:
         return self.session.system_prompt
 
-    def get_session_header_sync(self) -> dict[str, JsonValue]:
-        """The transcript's header line, as in `get_session_view().header`, without building the tree view
-        (which costs as much as loading a long transcript): what `--mode json` prints first."""
-        return session_header(self.session.manager)
+    def _complete_model(self, prefix: str) -> list[str]:
+        registry = self.session.registry
+        available = [m for m in registry.models if registry.has_key(m.provider)]
+        return [f"{m.provider}/{m.id}" for m in available or registry.models]
+
+    def _complete_thinking(self, prefix: str) -> list[str]:
+        from prime_jupyter.ai.models import supported_thinking_levels
+
+        return list(supported_thinking_levels(self.session.model))
 
     # --- replacement ----------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ import asyncio
 import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping
+from typing import Literal
 
 from prime_jupyter.kernel.bootstrap import bootstrap_code
 from prime_jupyter.kernel.ops import KernelDiedError, KernelError, KernelLauncher, KernelOps
@@ -82,6 +83,20 @@ class IpythonKernelProvisioner:
     def has_running_kernel(self) -> bool:
         task = self._task
         return task is not None and task.done() and not task.cancelled() and task.exception() is None
+
+    @property
+    def state(self) -> Literal["stopped", "starting", "idle", "busy", "dead"]:
+        """ "stopped" before the first start (or after `dispose`), "starting" until the kernel runs (and
+        while it is replaced), "busy" while code runs, "dead" when the last start failed (the next call
+        retries), else "idle"."""
+        task = self._task
+        if task is None or self._disposed:
+            return "stopped"
+        if not task.done():
+            return "starting"
+        if task.cancelled() or task.exception() is not None:
+            return "dead"
+        return "busy" if self.lock.locked() else "idle"
 
     @property
     def kernel_id(self) -> str | None:

@@ -23,6 +23,7 @@ __all__ = [
     "COMMAND_RESULTS",
     "AttachSnapshot",
     "ConnectionState",
+    "KernelState",
     "MessagesResult",
     "NavigateResult",
     "OkResult",
@@ -34,7 +35,16 @@ __all__ = [
 ]
 
 
+KernelState = Literal["stopped", "starting", "idle", "busy", "dead"]
+
+
 class ConnectionState(WireModel):
+    """Where a session stands. `messageCount` and `contextTokens` are of the model's context (after a
+    compaction, the summary and what was kept); `header` is the transcript's header line
+    (`{"type": "session", "version", "id", "timestamp", "cwd", ...}`); `kernelId`/`kernelState` are those
+    of the `ipython` tool's kernel (None without one; the id is None until it started): in a server it
+    is one of `/api/kernels`, so a console can be opened on it."""
+
     session_id: str
     cwd: str
     session_file: str | None = None
@@ -51,6 +61,9 @@ class ConnectionState(WireModel):
     usage: Usage | None = None
     context_tokens: int | None = None
     context_window: int | None = None
+    header: dict[str, JsonValue] = Field(default_factory=dict)
+    kernel_id: str | None = None
+    kernel_state: KernelState | None = None
 
 
 class AttachSnapshot(WireModel):

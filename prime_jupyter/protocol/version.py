@@ -43,7 +43,7 @@ __all__ = [
 ]
 
 PROTOCOL_VERSION = 1
-SCHEMA_REVISION = 2
+SCHEMA_REVISION = 3
 
 CAP_REASONING = "reasoning"
 """Thinking is forwarded as `reasoning-delta` frames and `reasoning` parts."""
@@ -77,10 +77,12 @@ CAPABILITIES: tuple[str, ...] = (
 REVISIONS: dict[int, str] = {
     1: "protocol 1: chat frames, chat routes, connection commands, hydration",
     2: "session names are one line of 1-200 characters in every rename (the rename_session command too)",
+    3: "ConnectionState has the transcript's header and the kernel's id and state (optional fields)",
 }
 SCHEMA_FINGERPRINTS: dict[int, str] = {
     1: "c23c2796b12e",
     2: "ad9eb10a0914",
+    3: "5a2561ffe19c",
 }
 """`schema.schema_fingerprint()` of each revision's exported schema."""
 

@@ -6,6 +6,7 @@ numbers a user sees are computed one way.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from pydantic import JsonValue
@@ -47,7 +48,7 @@ def branch_messages(manager: SessionManager) -> tuple[list[Message], list[str]]:
     return messages, ids
 
 
-def context_tokens(messages: list[Message]) -> int | None:
+def context_tokens(messages: Sequence[Message]) -> int | None:
     for message in reversed(messages):
         if isinstance(message, AssistantMessage) and message.stop_reason not in ("error", "aborted"):
             u = message.usage
@@ -56,8 +57,10 @@ def context_tokens(messages: list[Message]) -> int | None:
 
 
 def connection_state(session: AgentSession) -> ConnectionState:
+    """The session's state, read from its context (messages loaded from disk stay data: no validation)."""
     manager = session.manager
-    messages, _ = branch_messages(manager)
+    context = session.messages()
+    kernel = session.kernel
     return ConnectionState(
         session_id=session.session_id,
         cwd=manager.cwd,
@@ -70,9 +73,12 @@ def connection_state(session: AgentSession) -> ConnectionState:
         is_streaming=session.is_running,
         steering=session.steering.texts(),
         follow_up=session.follow_ups.texts(),
-        message_count=len(messages),
-        context_tokens=context_tokens(messages),
+        message_count=len(context),
+        context_tokens=context_tokens(context),
         context_window=session.model.context_window,
+        header=session_header(manager),
+        kernel_id=kernel.kernel_id if kernel is not None else None,
+        kernel_state=kernel.state if kernel is not None else None,
     )
 
 

@@ -21,7 +21,6 @@ from prime_jupyter.server.config import BridgeConfig
 from prime_jupyter.server.lazy import API_PATH, BRIDGE_SETTING, LazyRoutes
 
 if TYPE_CHECKING:
-    from prime_jupyter.ai.providers._http import HttpBackend
     from prime_jupyter.server.bridge import PrimeBridge
 
 __all__ = ["PrimeApp"]
@@ -55,7 +54,6 @@ class PrimeApp(ExtensionApp):
     max_body_bytes = Int(32 * 1024 * 1024, config=True, help="Largest request body accepted (413 above it).")
 
     _bridge: PrimeBridge | None = None
-    _previous_backend: HttpBackend = "httpx"
 
     def bridge_config(self) -> BridgeConfig:
         assert self.serverapp is not None
@@ -70,20 +68,15 @@ class PrimeApp(ExtensionApp):
             dialog_timeout_s=self.dialog_timeout,
             heartbeat_interval_s=self.heartbeat_interval,
             max_body_bytes=self.max_body_bytes,
+            http_backend=self.http_backend,
         )
 
     def bridge(self) -> PrimeBridge:
         """The bridge, made on first use."""
         if self._bridge is None:
-            from prime_jupyter.ai.providers._http import aiohttp_available, http_backend, set_http_backend
+            from prime_jupyter import gc_policy
             from prime_jupyter.server.bridge import PrimeBridge
-            from prime_jupyter.server.gc_policy import freeze_after_imports
 
-            chosen = self.http_backend
-            if chosen == "auto":
-                chosen = "aiohttp" if aiohttp_available() else "httpx"
-            self._previous_backend = http_backend()
-            set_http_backend("aiohttp" if chosen == "aiohttp" else "httpx")
             server = self.serverapp
             assert server is not None
             specs = getattr(server, "kernel_spec_manager", None)
@@ -92,7 +85,7 @@ class PrimeApp(ExtensionApp):
                 kernel_manager=getattr(server, "kernel_manager", None),
                 spec_lookup=specs.get_kernel_spec if specs is not None else None,
             )
-            freeze_after_imports()
+            gc_policy.modules_loaded()
         return self._bridge
 
     def initialize_settings(self) -> None:
@@ -107,8 +100,7 @@ class PrimeApp(ExtensionApp):
 
     async def stop_extension(self) -> None:
         if self._bridge is not None:
-            from prime_jupyter.ai.providers._http import close_clients, set_http_backend
+            from prime_jupyter.ai.stream import close_http_clients
 
             await self._bridge.shutdown()
-            await close_clients()
-            set_http_backend(self._previous_backend)  # the server's choice ends with it
+            await close_http_clients()

@@ -155,6 +155,7 @@ class PrimeBridge:
             kernel_manager=self.kernel_manager,
             kernel_name=self.config.kernel_name,
             tool_timeout_s=self.config.tool_timeout_s,
+            http_backend=self.config.http_backend,
         )
         return options
 

@@ -26,6 +26,8 @@ class BridgeConfig:
     dialog_timeout_s: float = 60.0
     heartbeat_interval_s: float = 15.0
     max_body_bytes: int = 32 * 1024 * 1024
+    http_backend: str = "auto"
+    """The provider SDKs' HTTP stack for the sessions: "auto" (aiohttp when installed), "httpx", "aiohttp"."""
 
     @property
     def sessions_dir(self) -> Path:

@@ -15,6 +15,7 @@ import logging
 from collections.abc import Callable
 from typing import Literal
 
+from prime_jupyter import gc_policy
 from prime_jupyter.ai.types import ImageContent
 from prime_jupyter.connection.in_process import InProcessAgentConnection
 from prime_jupyter.connection.types import ClientNotice, ConnectionEvent, SessionEventReceived, SessionReplaced
@@ -24,7 +25,6 @@ from prime_jupyter.protocol.hydration import total_usage
 from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.runtime.views import branch_messages
 from prime_jupyter.server.event_mapper import EventMapper
-from prime_jupyter.server.gc_policy import freeze_after_imports
 from prime_jupyter.server.ring import RingBuffer, RingEntry
 
 __all__ = ["EntryListener", "LiveSession"]
@@ -73,7 +73,7 @@ class LiveSession:
             for frame in self.mapper.map(event.event):
                 self.publish(frame)
             if isinstance(event.event, AgentEnd):
-                freeze_after_imports()  # a first run imports the provider SDK: long-lived objects
+                gc_policy.modules_loaded()  # a first run imports the provider SDK: long-lived objects
         elif isinstance(event, ClientNotice):
             self.publish(NotifyFrame(level=event.level, message=event.message))
         elif isinstance(event, SessionReplaced):  # the bridge never replaces; say so loudly if someone did

@@ -54,7 +54,7 @@ class RingBuffer:
         self.capacity = max(1, capacity)
         self._entries: deque[str] = deque(maxlen=self.capacity)
         """The JSON of each frame only: strings are invisible to the garbage collector, so thousands of
-        retained frames across sessions add nothing to its full passes (`gc_policy.py`)."""
+        retained frames across sessions add nothing to its full passes (`prime_jupyter/gc_policy.py`)."""
         self.start = _NUMBERING.start(self)
         """The number before this ring's first frame (what cursor 0 stands for)."""
         self.last_seq = self.start

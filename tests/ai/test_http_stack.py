@@ -8,16 +8,16 @@ import anthropic
 import openai
 import pytest
 
-from prime_jupyter.ai.providers._http import close_clients, http_backend, set_http_backend
+from prime_jupyter.ai.providers._http import check_backend, close_clients
 from prime_jupyter.ai.providers._openai_common import client_for
 from prime_jupyter.ai.providers.anthropic import _client
 from prime_jupyter.ai.stream import StreamOptions
 
 
 def test_an_unknown_backend_is_refused_with_the_choices() -> None:
-    with pytest.raises(ValueError, match="'httpx' or 'aiohttp'"):
-        set_http_backend("curl")  # type: ignore[arg-type]
-    assert http_backend() == "httpx"
+    with pytest.raises(ValueError, match="'auto', 'httpx' or 'aiohttp'"):
+        check_backend("curl")
+    assert check_backend("auto") == "aiohttp"  # installed with the SDKs' extra
 
 
 def test_clients_are_shared_within_a_loop_and_not_across_loops() -> None:
@@ -32,18 +32,14 @@ def test_clients_are_shared_within_a_loop_and_not_across_loops() -> None:
 
 
 def test_aiohttp_clients_are_made_and_closed_on_their_loop() -> None:
-    options = StreamOptions(api_key="k", base_url="http://127.0.0.1:9")
+    options = StreamOptions(api_key="k", base_url="http://127.0.0.1:9", http_backend="aiohttp")
 
     async def make() -> tuple[anthropic.AsyncAnthropic, openai.AsyncOpenAI, bool]:
         clients = _client(options), client_for(options)
         await close_clients()
         return *clients, all(c.is_closed() for c in clients)
 
-    set_http_backend("aiohttp")
-    try:
-        claude, gpt, closed = asyncio.run(make())
-    finally:
-        set_http_backend("httpx")
+    claude, gpt, closed = asyncio.run(make())
     assert isinstance(claude._client, anthropic.DefaultAioHttpClient)
     assert isinstance(gpt._client, openai.DefaultAioHttpClient)
     assert closed

@@ -339,3 +339,17 @@ def test_a_session_whose_folder_is_gone_resumes_here_with_a_warning(
     assert again.returncode == 0 and again.stdout == "done\n", again.stderr
     assert f"was started in {old}, which is gone; working in {here}" in again.stderr
     assert str(here) in json.dumps(llm.requests[2].body)  # pwd ran here
+
+
+def test_the_agents_kernel_gets_the_users_environment_untouched(agent_dir: Path, llm: ScriptedLLMServer) -> None:
+    """The command line keeps its process tweaks to itself: it used to export PYDANTIC_DISABLE_PLUGINS,
+    which every kernel it started inherited, silently turning off the user's own pydantic plugins."""
+    code = "import os, gc; print(sorted(k for k in os.environ if k.startswith('PYDANTIC')), gc.isenabled())"
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="ipython", arguments={"code": code})]),
+        ScriptedTurn(blocks=[Text(text="checked")]),
+    )
+    done = prime(agent_dir, "--model", "scripted/m1", "--tools", "ipython", "-p", "look", env={"PYDANTIC_USER": "1"})
+    assert done.returncode == 0, done.stderr
+    result = json.dumps(llm.requests[1].body)
+    assert "['PYDANTIC_USER'] True" in result

@@ -13,10 +13,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from prime_jupyter.connection.http import HttpAgentConnection
-from prime_jupyter.connection.in_process import InProcessAgentConnection
-from prime_jupyter.protocol.requests import ModelRef
-from prime_jupyter.runtime.factory import SessionOptions
+from prime_jupyter.connection import LocalTarget, ServerTarget, open_connection
 from prime_jupyter.testing import ScriptedLLMServer
 from prime_jupyter.testing.jupyter_process import JupyterProcess, write_agent_dir
 
@@ -36,18 +33,18 @@ def jupyter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterProcess
 async def connection(request: pytest.FixtureRequest, tmp_path: Path, llm: ScriptedLLMServer) -> AsyncIterator[object]:
     work = tmp_path / "work"
     work.mkdir()
+    target: LocalTarget | ServerTarget
     if request.param == "http":
         server: JupyterProcess = request.getfixturevalue("jupyter")
         write_agent_dir(server.agent_dir, llm)
-        remote = await HttpAgentConnection.connect(
-            server.endpoint, cwd=str(work), model=ModelRef(provider="scripted", id="m1")
+        endpoint = server.endpoint
+        target = ServerTarget(
+            cwd=work, url=endpoint.url, token=endpoint.token, new_session_cwd=str(work), model="scripted/m1"
         )
-        yield remote
-        await remote.dispose()
-        return
-    home = tmp_path / "agent"
-    write_agent_dir(home, llm)
-    options = SessionOptions(cwd=work, model="scripted/m1", agent_dir=home, interactive=True)
-    conn = InProcessAgentConnection.create(options)
+    else:
+        home = tmp_path / "agent"
+        write_agent_dir(home, llm)
+        target = LocalTarget(cwd=work, model="scripted/m1", agent_dir=home, interactive=True)
+    conn = await open_connection(target)  # the one door every front end comes through
     yield conn
     await conn.dispose()

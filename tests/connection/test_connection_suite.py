@@ -159,3 +159,35 @@ async def test_model_thinking_rename_export_and_view(connection: Any, llm: Scrip
     assert any(node.role == "user" and node.preview == "hello" for node in view.nodes)
     models = await connection.get_available_models()
     assert {m.id for m in models.models if m.provider == "scripted"} == {"m1", "m2"}
+
+
+@pytest.mark.asyncio
+async def test_the_state_carries_the_transcripts_header(connection: Any, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="ok")]))
+    await connection.prompt("hi")
+    await connection.wait_for_idle()
+    state = await connection.get_state()
+    assert state.header["type"] == "session" and state.header["id"] == state.session_id
+    assert state.header["cwd"] == state.cwd
+    assert (state.kernel_id, state.kernel_state) == (None, None)  # these sessions have no ipython tool
+
+
+@pytest.mark.asyncio
+async def test_extensions_are_process_local(connection: Any) -> None:
+    from prime_jupyter.connection.in_process import InProcessAgentConnection
+    from prime_jupyter.connection.types import AgentConnectionUnsupportedError
+
+    if not isinstance(connection, InProcessAgentConnection):
+        with pytest.raises(AgentConnectionUnsupportedError, match="process-local") as caught:
+            connection.extensions.commands()
+        assert caught.value.feature == "extensions.commands"
+        return
+    names = [c.name for c in connection.extensions.commands()]
+    assert {"model", "thinking", "resume", "tree", "quit"} <= set(names) and names == sorted(names)
+    assert connection.extensions.get_argument_completions("model", "scripted/") == ["scripted/m1", "scripted/m2"]
+    assert connection.extensions.get_argument_completions("/export", "h") == ["html"]
+    assert connection.extensions.get_argument_completions("nosuch", "") == []
+    connection.extensions.register_tool_renderer("ipython", lambda call: f"card for {call}")
+    renderer = connection.extensions.get_tool_renderer("ipython")
+    assert renderer is not None and renderer("x") == "card for x"
+    assert connection.extensions.get_tool_renderer("bash") is None

@@ -8,7 +8,7 @@ import pytest
 
 from prime_jupyter.connection.in_process import InProcessAgentConnection
 from prime_jupyter.runtime.factory import SessionOptions
-from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text
+from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
 from prime_jupyter.testing.jupyter_process import write_agent_dir
 
 
@@ -23,9 +23,30 @@ async def test_the_header_is_the_one_of_the_session_view_and_of_the_file(
     try:
         await connection.prompt("hi")
         await connection.wait_for_idle()
-        header = connection.get_session_header_sync()
+        header = (await connection.get_state()).header
         assert header == (await connection.get_session_view()).header
         assert header["type"] == "session" and header["id"] == connection.session.session_id
         assert header["cwd"] == str(tmp_path.resolve())
+    finally:
+        await connection.dispose()
+
+
+@pytest.mark.asyncio
+async def test_the_state_follows_the_kernel_of_the_ipython_tool(tmp_path: Path, llm: ScriptedLLMServer) -> None:
+    from prime_jupyter.connection import LocalTarget, open_connection
+
+    write_agent_dir(tmp_path / "agent", llm)
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="ipython", arguments={"code": "x = 41 + 1"})]),
+        ScriptedTurn(blocks=[Text(text="done")]),
+    )
+    target = LocalTarget(cwd=tmp_path, model="scripted/m1", agent_dir=tmp_path / "agent", tools=("ipython",))
+    connection = await open_connection(target)
+    try:
+        assert (await connection.get_state()).kernel_state in ("stopped", "starting")
+        await connection.prompt("run it")
+        await connection.wait_for_idle()
+        state = await connection.get_state()
+        assert state.kernel_state == "idle" and state.kernel_id
     finally:
         await connection.dispose()

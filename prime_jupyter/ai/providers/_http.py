@@ -4,8 +4,9 @@ Both SDKs run on httpx unless told otherwise. They also offer aiohttp (`DefaultA
 SDKs' documented alternative), whose C parser and protocol-based reads cost about a third less CPU
 per streamed delta (`benchmarks/bench_server.py`) and about 1.5 ms less per request
 (`benchmarks/bench_agent.py`). Both SDKs import aiohttp themselves when it is installed, so choosing it
-costs no start-up time: the hosts that run turns (the Jupyter server, the command line) choose it;
-the default for anyone else embedding the runtime stays httpx.
+costs no start-up time. The choice is a stream option (`StreamOptions.http_backend`), passed down from
+the session's options: the hosts that run turns (the Jupyter server, the command line) ask for
+aiohttp; the default for anyone else embedding the runtime stays httpx. No module global is set.
 
 An SDK client holds a connection pool, so turns reuse their connection; a pool belongs to the event
 loop that opened it (aiohttp's strictly so), hence one client per loop. A loop that is gone takes its
@@ -20,12 +21,11 @@ import weakref
 from collections.abc import Callable, Hashable
 from typing import Literal, TypeVar, cast
 
-__all__ = ["HttpBackend", "aiohttp_available", "cached_client", "close_clients", "http_backend", "set_http_backend"]
+__all__ = ["HttpBackend", "aiohttp_available", "cached_client", "check_backend", "close_clients"]
 
 HttpBackend = Literal["httpx", "aiohttp"]
 T = TypeVar("T")
 
-_backend: HttpBackend = "httpx"
 _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[Hashable, object]] = weakref.WeakKeyDictionary()
 
 
@@ -33,27 +33,24 @@ def aiohttp_available() -> bool:
     return importlib.util.find_spec("aiohttp") is not None
 
 
-def set_http_backend(backend: HttpBackend) -> None:
-    """Choose the HTTP stack of the clients made from now on (made clients keep theirs)."""
-    global _backend
+def check_backend(backend: str) -> HttpBackend:
+    """`backend` if this process can use it; "auto" is aiohttp when installed, else httpx."""
+    if backend == "auto":
+        return "aiohttp" if aiohttp_available() else "httpx"
     if backend not in ("httpx", "aiohttp"):
-        raise ValueError(f"unknown HTTP backend {backend!r}: use 'httpx' or 'aiohttp'")
+        raise ValueError(f"unknown HTTP backend {backend!r}: use 'auto', 'httpx' or 'aiohttp'")
     if backend == "aiohttp" and not aiohttp_available():
         raise ValueError("the aiohttp HTTP backend needs the aiohttp package: pip install aiohttp")
-    _backend = backend
+    return cast(HttpBackend, backend)
 
 
-def http_backend() -> HttpBackend:
-    return _backend
-
-
-def cached_client(key: Hashable, make: Callable[[bool], T]) -> T:
-    """The client for `key` on the running loop; `make(use_aiohttp)` builds it the first time."""
+def cached_client(key: Hashable, make: Callable[[bool], T], backend: HttpBackend = "httpx") -> T:
+    """The client for `key` over `backend` on the running loop; `make(use_aiohttp)` builds it the first time."""
     per_loop = _clients.setdefault(asyncio.get_running_loop(), {})
-    full_key = (key, _backend)
+    full_key = (key, backend)
     client = per_loop.get(full_key)
     if client is None:
-        client = per_loop[full_key] = make(_backend == "aiohttp")
+        client = per_loop[full_key] = make(backend == "aiohttp")
     return cast(T, client)
 
 

@@ -30,7 +30,7 @@ def client_for(options: StreamOptions) -> openai.AsyncOpenAI:
             http_client=openai.DefaultAioHttpClient() if use_aiohttp else None,
         )
 
-    return cached_client(("openai", options.api_key, options.base_url, options.timeout_s), make)
+    return cached_client(("openai", options.api_key, options.base_url, options.timeout_s), make, options.http_backend)
 
 
 def data_url(image: MessageData) -> str:

@@ -48,7 +48,9 @@ def _client(options: StreamOptions) -> anthropic.AsyncAnthropic:
             http_client=anthropic.DefaultAioHttpClient() if use_aiohttp else None,
         )
 
-    return cached_client(("anthropic", options.api_key, options.base_url, options.timeout_s), make)
+    return cached_client(
+        ("anthropic", options.api_key, options.base_url, options.timeout_s), make, options.http_backend
+    )
 
 
 async def stream_provider(model: Model, context: Context, options: StreamOptions, emit: Emitter) -> None:

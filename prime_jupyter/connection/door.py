@@ -1,0 +1,109 @@
+"""`open_connection`: the one door every front end comes through (design.md D11).
+
+A front end says where the session is, never how to build it:
+
+    connection = await open_connection(LocalTarget(cwd=Path.cwd(), mode="continue"))
+    connection = await open_connection(ServerTarget(cwd=Path.cwd(), session="0193ab"))
+
+`LocalTarget` runs the session in this process (the runtime is imported then, and only then);
+`ServerTarget` attaches to a session of a running Jupyter server, found by URL, Unix socket, or
+through Jupyter's runtime directory (the newest server whose root holds `cwd`). Both answer an
+`AgentConnection`, which is all a front end types against.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, TypeAlias
+
+from prime_jupyter.errors import PrimeError
+
+if TYPE_CHECKING:
+    from prime_jupyter.connection._transport import ServerEndpoint
+    from prime_jupyter.connection.base import AgentConnection
+    from prime_jupyter.connection.in_process import LocalTarget
+    from prime_jupyter.protocol.common import ModelRef
+
+__all__ = ["NO_SERVER", "ServerTarget", "SessionMode", "open_connection"]
+
+SessionMode: TypeAlias = Literal["new", "continue", "resume", "none"]
+"""Which transcript a `LocalTarget` opens: a new one, the newest of its folder, a named one, or none."""
+
+NO_SERVER = "no running Jupyter server found: start one with `jupyter lab` or pass --url/--token"
+
+
+@dataclass(frozen=True, slots=True)
+class ServerTarget:
+    """A session living in a Jupyter server.
+
+    `url` or `sock` (with `token`) name the server; with neither, the newest running server whose root
+    directory holds `cwd` is used, and a new session starts in `cwd` there. `session` (an id or a unique
+    id prefix) continues a session; without it a new one starts, in `new_session_cwd` when given
+    (relative to the server's root). `model` is `provider/id[:thinking]`, for a new session or switched
+    to on an existing one."""
+
+    cwd: Path
+    url: str | None = None
+    sock: str | None = None
+    token: str | None = None
+    session: str | None = None
+    model: str | None = None
+    new_session_cwd: str | None = None
+
+
+async def open_connection(target: LocalTarget | ServerTarget) -> AgentConnection:
+    """A connection to the session `target` names; raises `PrimeError`s a user can act on."""
+    if isinstance(target, ServerTarget):
+        return await _attach(target)
+    from prime_jupyter.connection.in_process import InProcessAgentConnection
+
+    return InProcessAgentConnection.open(target)
+
+
+async def _attach(target: ServerTarget) -> AgentConnection:
+    from prime_jupyter.connection.http import HttpAgentConnection
+
+    endpoint, serves_cwd = _endpoint(target)
+    model, thinking = _model(target.model)
+    new_cwd = target.new_session_cwd or (str(target.cwd) if serves_cwd else None)
+    connection = await HttpAgentConnection.connect(
+        endpoint, target.session, cwd=new_cwd, model=model, thinking_level=thinking
+    )
+    try:
+        if target.session is not None and model is not None:
+            await connection.set_model(model.provider, model.id)
+        if target.session is not None and thinking is not None:
+            await connection.set_thinking_level(thinking)
+    except BaseException:
+        await connection.dispose()
+        raise
+    return connection
+
+
+def _endpoint(target: ServerTarget) -> tuple[ServerEndpoint, bool]:
+    """The server to attach to, and whether it is known to serve `target.cwd`."""
+    from prime_jupyter.connection._discovery import find_server
+    from prime_jupyter.connection._transport import ServerEndpoint
+
+    if target.url:
+        return ServerEndpoint(target.url, target.token), False
+    if target.sock:
+        return ServerEndpoint.unix(target.sock, target.token), True
+    found = find_server(target.cwd)
+    if found is None:
+        raise PrimeError(NO_SERVER)
+    token = target.token or found.endpoint.token
+    return ServerEndpoint(found.endpoint.url, token, found.endpoint.sock), True
+
+
+def _model(value: str | None) -> tuple[ModelRef | None, str | None]:
+    if value is None:
+        return None, None
+    from prime_jupyter.ai.registry import parse_model_ref  # about 0.1 s of imports: only when asked for
+    from prime_jupyter.protocol.common import ModelRef
+
+    ref = parse_model_ref(value)
+    if not ref.provider:
+        raise PrimeError(f"--model {value!r}: write provider/model-id, e.g. anthropic/claude-sonnet-5-5")
+    return ModelRef(provider=ref.provider, id=ref.model_id), ref.thinking

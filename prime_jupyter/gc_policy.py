@@ -1,0 +1,83 @@
+"""The process's garbage-collector policy, in named moments that only the hosts call (the CLI, the server).
+
+No library module touches `gc`: a library cannot know whether its process is a short command, a
+long-lived server or somebody's notebook kernel, so it would be choosing for all of them. The hosts
+know, and say which moment has come:
+
+- `start_up()` (the command line): start-up allocates a lot and frees little (imports, a resumed
+  transcript of a million objects), so collecting then is wasted work: collection is off.
+- `start_up_done()`: the first answer streams; what start-up built lives as long as the process, so
+  it is frozen (`gc.freeze()`: moved to the permanent generation, never scanned again) and
+  collection comes back.
+- `modules_loaded()` (the server, after start-up and after a run that imported a provider SDK): a
+  full (generation 2) pass walks every tracked object, and a Jupyter server with this extension holds
+  about 300,000 after start-up; a full pass over those took 100-370 ms here, stalling every stream of
+  every session (`benchmarks/bench_server.py` saw frame latencies above 150 ms at the 99th percentile
+  from exactly this). Nearly all of them are modules, classes and functions, so whenever the set of
+  imported modules has grown they are frozen, and later full passes walk only what came after.
+- `bulk_load()` (the server, around opening a long transcript): a 22,000-entry transcript is about a
+  million tracked objects; with the collector running the growing heap is rescanned many times during
+  the load, and once more by each young generation afterwards (together about three quarters of the
+  load time). The collector is paused, and on exit the objects are promoted straight to the oldest
+  generation (`freeze()` + `unfreeze()` moves them without scanning; skipped if someone froze objects
+  on purpose). Reference counting frees garbage as usual meanwhile.
+
+The price of freezing is that a garbage cycle among frozen objects is never collected; plain reference
+counting still frees everything else.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+__all__ = ["bulk_load", "modules_loaded", "start_up", "start_up_done"]
+
+log = logging.getLogger(__name__)
+
+_modules_at_last_freeze = 0
+
+
+def start_up() -> None:
+    """A command starts: no collection until `start_up_done()`."""
+    gc.disable()
+
+
+def start_up_done() -> bool:
+    """The command's first answer streams (or its run ended): freeze start-up's objects, collect again.
+
+    Says whether this call did it (only the first call after `start_up()` does)."""
+    if gc.isenabled():
+        return False
+    gc.freeze()
+    gc.enable()
+    return True
+
+
+def modules_loaded() -> bool:
+    """Freeze what the collector tracks if modules were imported since the last call; say whether it did."""
+    global _modules_at_last_freeze
+    if len(sys.modules) <= _modules_at_last_freeze:
+        return False
+    _modules_at_last_freeze = len(sys.modules)
+    gc.freeze()
+    log.debug("froze %d long-lived objects (%d modules)", gc.get_freeze_count(), _modules_at_last_freeze)
+    return True
+
+
+@contextmanager
+def bulk_load() -> Iterator[None]:
+    """Build many long-lived objects (a long transcript) without the collector rescanning them."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if gc.get_freeze_count() == 0:
+            gc.freeze()
+            gc.unfreeze()
+        if was_enabled:
+            gc.enable()

@@ -1,0 +1,50 @@
+"""The garbage-collector policy: each named moment does what its host relies on, and nobody else touches gc."""
+
+from __future__ import annotations
+
+import gc
+import sys
+import types
+from collections.abc import Iterator
+
+import pytest
+
+from prime_jupyter import gc_policy
+
+
+@pytest.fixture(autouse=True)
+def collector_back_on() -> Iterator[None]:
+    yield
+    gc.enable()
+
+
+def test_start_up_pauses_collection_until_start_up_is_done() -> None:
+    gc_policy.start_up()
+    assert not gc.isenabled()
+    frozen = gc.get_freeze_count()
+    assert gc_policy.start_up_done() is True
+    assert gc.isenabled() and gc.get_freeze_count() >= frozen
+    assert gc_policy.start_up_done() is False  # once
+
+
+def test_freezing_happens_only_when_modules_were_imported() -> None:
+    gc_policy.modules_loaded()
+    assert gc_policy.modules_loaded() is False  # nothing new since
+    name = f"_prime_gc_policy_probe_{id(object())}"
+    sys.modules[name] = types.ModuleType(name)
+    try:
+        before = gc.get_freeze_count()
+        assert gc_policy.modules_loaded() is True
+        assert gc.get_freeze_count() >= before
+    finally:
+        del sys.modules[name]
+
+
+def test_a_bulk_load_pauses_the_collector_and_restores_it() -> None:
+    with gc_policy.bulk_load():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    with gc_policy.bulk_load():
+        pass
+    assert not gc.isenabled()  # what it found, it leaves
