@@ -25,7 +25,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from prime_jupyter.ai.models import ThinkingLevel
 from prime_jupyter.ai.types import AssistantMessage, Message
@@ -33,9 +33,13 @@ from prime_jupyter.connection.base import AgentConnection
 from prime_jupyter.connection.types import ConnectionEvent, SessionEventReceived
 from prime_jupyter.errors import ConfigError
 from prime_jupyter.kernel.inprocess import InProcessLauncher, ShellChannel
-from prime_jupyter.magics.connect import Target, connect
+from prime_jupyter.kernel.ops import KernelLauncher
+from prime_jupyter.magics.connect import connect
 from prime_jupyter.magics.loop_thread import LoopThread
 from prime_jupyter.protocol.events import AgentEnd, SessionEvent
+
+if TYPE_CHECKING:
+    from prime_jupyter.connection.in_process import LocalTarget
 
 __all__ = ["Answer", "KernelChoice", "Session"]
 
@@ -260,19 +264,23 @@ class Session:
             raise ConfigError("kernel='notebook' needs a running IPython shell; use kernel='separate' here")
         return "notebook"
 
-    def _target(self, mode: Literal["new", "resume"], resume: str | None) -> Target:
-        launcher = (
-            InProcessLauncher(self._shell, self.channel, store_history=False) if self._kernel == "notebook" else None
-        )
-        return Target(
+    def _target(self, mode: Literal["new", "resume"], resume: str | None) -> LocalTarget:
+        from prime_jupyter.connection.in_process import LocalTarget
+
+        return LocalTarget(
             cwd=self._cwd, mode=mode, resume=resume, model=self._model, thinking=self._thinking,
-            tools=self._tools, context_files=self._context_files, kernel_launcher=launcher,
+            tools=self._tools, context_files=self._context_files,
         )  # fmt: skip
+
+    def _launcher(self) -> KernelLauncher | None:
+        if self._kernel == "notebook":
+            return InProcessLauncher(self._shell, self.channel, store_history=False)
+        return None
 
     async def _ensure(self) -> AgentConnection:
         if self._connection is None:
             mode: Literal["new", "resume"] = "resume" if self._resume else "new"
-            self._connection = await connect(self._target(mode, self._resume))
+            self._connection = await connect(self._target(mode, self._resume), self._launcher())
         return self._connection
 
     async def _reopen(self) -> None:
@@ -281,7 +289,8 @@ class Session:
             return
         state = await old.get_state()
         self._model = f"{state.model.provider}/{state.model.id}" if state.model else self._model
-        self._connection = await connect(self._target("resume", state.session_file or state.session_id))
+        target = self._target("resume", state.session_file or state.session_id)
+        self._connection = await connect(target, self._launcher())
         await old.dispose()
 
     def _abort_soon(self) -> concurrent.futures.Future[None]:

@@ -1,45 +1,29 @@
-"""The one place the notebook surface gets a connection (design.md D11): switch it to `open_connection`."""
+"""The one place the notebook surface gets its connection (design.md D11): through `open_connection`.
+
+`LocalTarget` has no kernel launcher yet, so a session whose `ipython` tool runs in the notebook's own
+shell is built from the options the target makes, with the launcher added; once `LocalTarget` carries
+`kernel_launcher`, that branch is `open_connection(replace(target, kernel_launcher=launcher))`.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Literal
+import dataclasses
+from typing import TYPE_CHECKING
 
-from prime_jupyter.ai.models import ThinkingLevel
+from prime_jupyter.connection import open_connection
 from prime_jupyter.connection.base import AgentConnection
 from prime_jupyter.kernel.ops import KernelLauncher
 
-__all__ = ["Target", "connect"]
+if TYPE_CHECKING:
+    from prime_jupyter.connection.in_process import LocalTarget
+
+__all__ = ["connect"]
 
 
-@dataclass(frozen=True)
-class Target:
-    """What session to open, and where its `ipython` tool's kernel comes from."""
-
-    cwd: Path
-    mode: Literal["new", "continue", "resume", "none"] = "new"
-    resume: str | None = None
-    model: str | None = None
-    thinking: ThinkingLevel | None = None
-    tools: tuple[str, ...] | None = None
-    context_files: bool = True
-    kernel_launcher: KernelLauncher | None = None
-
-
-async def connect(target: Target) -> AgentConnection:
-    """A connection to a session in this process, on the calling (agent) loop."""
+async def connect(target: LocalTarget, kernel_launcher: KernelLauncher | None = None) -> AgentConnection:
+    """A connection to the session `target` names; `kernel_launcher`: where its `ipython` tool runs."""
+    if kernel_launcher is None:
+        return await open_connection(target)
     from prime_jupyter.connection.in_process import InProcessAgentConnection
-    from prime_jupyter.runtime.factory import SessionOptions
 
-    options = SessionOptions(
-        cwd=target.cwd,
-        mode=target.mode,
-        resume=target.resume,
-        model=target.model,
-        thinking=target.thinking,
-        tools=list(target.tools) if target.tools is not None else None,
-        context_files=target.context_files,
-        kernel_launcher=target.kernel_launcher,
-    )
-    return InProcessAgentConnection.create(options)
+    return InProcessAgentConnection.create(dataclasses.replace(target.options(), kernel_launcher=kernel_launcher))
