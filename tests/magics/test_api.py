@@ -1,0 +1,96 @@
+"""`prime_jupyter.Session`, the Python API: in this process (a script) and in a notebook's kernel."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from notebook_kit import Kernel
+
+import prime_jupyter
+from prime_jupyter.protocol.events import AgentEnd, MessageUpdate, ToolExecutionEnd, ToolExecutionStart
+from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
+
+
+@pytest.fixture
+def script_env(agent_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("PRIME_AGENT_DIR", str(agent_home))
+    monkeypatch.setenv("SCRIPTED_TEST_KEY", "fake-key")
+    return agent_home
+
+
+@pytest.fixture
+def session(script_env: Path, tmp_path: Path) -> Iterator[prime_jupyter.Session]:
+    with prime_jupyter.Session(cwd=tmp_path, tools=("read", "bash")) as session:
+        yield session
+
+
+def test_session_is_exported_lazily() -> None:
+    assert "Session" in prime_jupyter.__all__ and prime_jupyter.Session.__name__ == "Session"
+
+
+def test_prompt_returns_the_answer_and_its_messages(
+    session: prime_jupyter.Session, llm: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    (tmp_path / "notes.txt").write_text("the key is 7")
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="read", arguments={"path": "notes.txt"})]),
+        ScriptedTurn(blocks=[Text(text="The key is ", chunks=2), Text(text="7.")]),
+    )
+    answer = session.prompt("what is the key?")
+    assert answer.text == "The key is 7." and answer.stop_reason == "stop" and session.kernel == "separate"
+    assert [m.role for m in answer.messages] == ["user", "assistant", "toolResult", "assistant"]
+
+
+def test_aprompt_is_the_async_form(session: prime_jupyter.Session, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="async answer")]))
+    assert asyncio.run(session.aprompt("hi")).text == "async answer"
+
+
+def test_stream_yields_the_events_as_they_come(session: prime_jupyter.Session, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="bash", arguments={"command": "echo hi"})]),
+        ScriptedTurn(blocks=[Text(text="one two three", chunks=3)]),
+    )
+    events = list(session.stream("go"))
+    kinds = [type(event) for event in events]
+    assert ToolExecutionStart in kinds and ToolExecutionEnd in kinds and kinds[-1] is AgentEnd
+    assert sum(1 for event in events if isinstance(event, MessageUpdate)) >= 3
+
+
+def test_abort_stops_a_running_tool_and_the_session_goes_on(
+    session: prime_jupyter.Session, llm: ScriptedLLMServer
+) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[ToolCall(name="bash", arguments={"command": "sleep 60"})]))
+    for event in session.stream("wait a minute"):
+        if isinstance(event, ToolExecutionStart):
+            session.abort()
+        last = event
+    assert isinstance(last, AgentEnd)
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="still here")]))
+    assert session.prompt("and now?").text == "still here"
+
+
+def test_export_writes_the_transcript(session: prime_jupyter.Session, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="exported answer")]))
+    session.prompt("something to export")
+    assert "exported answer" in session.export("jsonl").read_text()
+
+
+def test_in_a_notebook_the_api_works_in_the_kernels_namespace(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="ipython", arguments={"code": "made_by_sync = 21"})]),
+        ScriptedTurn(blocks=[Text(text="sync done")]),
+        ScriptedTurn(blocks=[ToolCall(name="ipython", arguments={"code": "made_by_async = made_by_sync * 2"})]),
+        ScriptedTurn(blocks=[Text(text="async done")]),
+    )
+    cell = kernel.run("from prime_jupyter import Session\napi = Session()\nprint(api.kernel, api.prompt('go').text)")
+    assert cell.text().strip().endswith("notebook sync done"), cell.text()
+    cell = kernel.run("answer = await api.aprompt('again')\nprint(answer.text, made_by_async)")
+    assert cell.text().strip().endswith("async done 42"), cell.text()
+    body = llm.requests[-1].body
+    assert isinstance(body, dict) and "again" in json.dumps(body["messages"])
+    kernel.run("api.close()")
