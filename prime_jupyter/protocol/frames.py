@@ -2,7 +2,7 @@
 
 Every frame is a JSON object discriminated by `type`; the same bare frames travel on both streams (SSE
 adds only its `id: <seq>` line, never an envelope; upstream.md §11.1). The event mapper
-(`prime_jupyter.server.event_mapper`) makes them from session events; the server adds `connected`,
+(`prime_jupyter.protocol.mapper`) makes them from session events; the server adds `connected`,
 `resync-required`, the question frames and the UI frames (`notify`, `status`, `widget`).
 
 **A run.** `start{runId}` (the real id, from the runtime's `agent_start`) ... `done{runId, stopReason}`.

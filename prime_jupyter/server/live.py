@@ -22,9 +22,9 @@ from prime_jupyter.connection.types import ClientNotice, ConnectionEvent, Sessio
 from prime_jupyter.protocol.events import AgentEnd
 from prime_jupyter.protocol.frames import ChatFrame, NotifyFrame, ResyncRequiredFrame
 from prime_jupyter.protocol.hydration import total_usage
+from prime_jupyter.protocol.mapper import EventMapper
 from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.runtime.views import branch_messages
-from prime_jupyter.server.event_mapper import EventMapper
 from prime_jupyter.server.ring import RingBuffer, RingEntry
 
 __all__ = ["EntryListener", "LiveSession"]

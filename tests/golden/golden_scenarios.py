@@ -42,20 +42,32 @@ from prime_jupyter.protocol.events import (
     AgentStart,
     AutoRetryEnd,
     AutoRetryStart,
+    CompactionEnd,
+    CompactionStart,
     MessageEnd,
     MessageStart,
     MessageUpdate,
+    ModelChanged,
+    Notify,
+    QuestionAsked,
+    QuestionResolved,
+    QueueUpdate,
     SessionEvent,
+    SessionInfoChanged,
+    StatusChanged,
+    ThinkingLevelChanged,
     ToolExecutionEnd,
     ToolExecutionStart,
     ToolExecutionUpdate,
     ToolOutput,
     TurnEnd,
     TurnStart,
+    WidgetChanged,
 )
 from prime_jupyter.protocol.frames import ChatFrame
 from prime_jupyter.protocol.framing import encode_ndjson
-from prime_jupyter.server.event_mapper import EventMapper
+from prime_jupyter.protocol.mapper import EventMapper
+from prime_jupyter.protocol.questions import ConfirmAnswer, Question, QuestionOption
 
 GOLDEN_DIR = Path(__file__).parent
 SESSION_ID = "0198c0de-0000-7000-8000-000000000001"
@@ -225,11 +237,89 @@ def error(sink: Sink) -> None:
     sink(AgentEnd([failed]))
 
 
+def tool_question(sink: Sink) -> None:
+    """A bash call whose input streams in pieces asks for confirmation, fails, and the user steers meanwhile:
+    questions (confirmed, dismissed), the queue, a running tool's partial output, an error output."""
+    sink(AgentStart())
+    sink(TurnStart())
+    prompt(sink, "Clear the old plots.", "5e6f7a8b", T0)
+    sink(SessionInfoChanged("Old plots"))
+    call = ("toolu_02", "bash", {"command": "rm -r plots/old"})
+    first = Reply(sink, T0 + 10).thinking("Removing files: ask first.").text("I will remove plots/old.")
+    first_message = first.tool_call(*call, pieces=4).end("6f7a8b9c", "toolUse", usage(800, 45))
+    sink(ToolExecutionStart(*call))
+    confirm = Question(
+        id="q-0001",
+        kind="confirm",
+        title="Run `rm -r plots/old`?",
+        message="This deletes 3 files.",
+        timeout_ms=60_000,
+        expires_at=T0 + 60_100,
+        tool_call_id="toolu_02",
+    )
+    sink(QuestionAsked(confirm))
+    keep = Question(
+        id="q-0002",
+        kind="select",
+        title="Keep any of them?",
+        options=[QuestionOption(id="a", label="a.png"), QuestionOption(id="b", label="b.png", description="newest")],
+        multiple=True,
+        timeout_ms=30_000,
+        expires_at=T0 + 30_200,
+    )
+    sink(QuestionAsked(keep))
+    sink(QueueUpdate(["only the .png files"], ["then list what is left"]))
+    sink(QuestionResolved("q-0001", ConfirmAnswer(confirmed=True)))
+    sink(QuestionResolved("q-0002", None, "dismissed"))
+    denied = "rm: cannot remove 'plots/old/locked.png': Permission denied\n"
+    partial = ToolOutput(content=[TextContent(text=denied)])
+    failed = ToolOutput(content=[TextContent(text=denied + "exit code 1")], details={"exitCode": 1}, is_error=True)
+    result = run_tool(sink, call, [partial], failed, "7a8b9c0d", T0 + 900, is_error=True)
+    sink(TurnEnd(first_message, [result]))
+    sink(QueueUpdate([], ["then list what is left"]))
+    prompt(sink, "only the .png files", "8b9c0d1e", T0 + 950)
+    sink(TurnStart())
+    second = Reply(sink, T0 + 1000).text("One file is locked; ", "the others are gone.")
+    answer = second.end("9c0d1e2f", "stop", usage(1000, 12))
+    sink(TurnEnd(answer, []))
+    sink(Notify("1 file could not be removed", "warning"))
+    sink(AgentEnd([first_message, result, answer]))
+
+
+def compaction(sink: Sink) -> None:
+    """The context overflows, is compacted and the call retried; the provider is then overloaded and the
+    retries give up. Status, widget, model, thinking level and notifications change along the way."""
+    sink(AgentStart())
+    sink(TurnStart())
+    prompt(sink, "Plot the sales by region.", "0d1e2f3a", T0)
+    sink(StatusChanged("kernel", "python3 · busy"))
+    sink(WidgetChanged("todo", ["- [ ] load sales.csv", "- [ ] plot by region"]))
+    too_long = "prompt is too long: 210000 tokens > 200000 maximum"
+    overflow = Reply(sink, T0 + 10).end("1e2f3a4b", "error", Usage(), too_long)
+    sink(CompactionStart("overflow"))
+    sink(CompactionEnd("overflow", "The user analyses sales.csv by region.", 210_000, will_retry=True))
+    for n in range(1, 7):
+        sink(Notify(f"compaction note {n}", "error" if n == 6 else "info"))
+    sink(AutoRetryStart(1, 2, 1500, "overloaded_error: Overloaded"))
+    busy = Reply(sink, T0 + 1600).text("Let me ").end("2f3a4b5c", "error", Usage(), "overloaded_error: Overloaded")
+    sink(AutoRetryStart(2, 2, 3000, "overloaded_error: Overloaded"))
+    last = Reply(sink, T0 + 4700).end("3a4b5c6d", "error", Usage(), "overloaded_error: Overloaded")
+    sink(AutoRetryEnd(False, 2, "overloaded_error: Overloaded"))
+    sink(ThinkingLevelChanged("high"))
+    sink(ModelChanged("openai", "gpt-5"))
+    sink(StatusChanged("kernel", None))
+    sink(WidgetChanged("todo", ["- [x] load sales.csv", "- [ ] plot by region"]))
+    sink(TurnEnd(last, []))
+    sink(AgentEnd([overflow, busy, last]))
+
+
 SCENARIOS: dict[str, Callable[[Sink], None]] = {
     "text_answer": text_answer,
     "ipython_tool": ipython_tool,
     "retry": retry,
     "error": error,
+    "tool_question": tool_question,
+    "compaction": compaction,
 }
 
 

@@ -50,7 +50,7 @@ from prime_jupyter.protocol.events import (
     TurnEnd,
     TurnStart,
 )
-from prime_jupyter.server.event_mapper import EventMapper
+from prime_jupyter.protocol.mapper import EventMapper
 
 
 def through_json(decoder: EventDecoder, event: SessionEvent) -> SessionEvent | None:

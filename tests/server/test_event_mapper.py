@@ -65,8 +65,8 @@ from prime_jupyter.protocol.frames import (
     UsageFrame,
 )
 from prime_jupyter.protocol.hydration import apply_live, hydrate
+from prime_jupyter.protocol.mapper import EventMapper
 from prime_jupyter.protocol.parts import ChatMessage, ImagePart, ReasoningPart, TextPart, ToolPart
-from prime_jupyter.server.event_mapper import EventMapper
 
 SESSION = "sess-1"
 ARGS: dict[str, JsonValue] = {"code": "print(1)"}

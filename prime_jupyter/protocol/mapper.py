@@ -1,9 +1,12 @@
 """Session events → chat frames: a pure function with per-session state (upstream.md §2.3, fixed per D4).
 
-One `EventMapper` per session; the bridge feeds it every session event and fans the frames out (ring
-buffer, SSE, the NDJSON stream of the run). It does no I/O and reads no clock; ids come from the
-`new_id` it is given, so a test can make them predictable. The frame design (ids, order, thinking,
-tool input streaming) is documented in `prime_jupyter.protocol.frames`. What maps to what:
+One `EventMapper` per session. The server's live session feeds it every session event and fans the
+frames out (ring buffer, SSE, the NDJSON stream of the run); a Python front end's `view.ViewFold` feeds
+it the events of its connection and folds the frames into the same view state as the panel. It lives in
+`protocol/` so that front ends, which may not import `server/`, share it. It does no I/O and reads no
+clock; ids come from the `new_id` it is given, so a test can make them predictable. The frame design
+(ids, order, thinking, tool input streaming) is documented in `prime_jupyter.protocol.frames`. What maps
+to what:
 
 | session event | frames |
 |---|---|

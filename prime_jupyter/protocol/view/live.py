@@ -1,0 +1,120 @@
+"""Session events folded into view state, for the Python front ends (the terminal app, notebooks).
+
+A front end on an `AgentConnection` receives session events, not chat frames. `ViewFold` holds the
+session's `EventMapper` (`prime_jupyter.protocol.mapper`, the one the server uses for the panel) and its
+view state: each event becomes frames, and each frame is folded by `apply_frame`, the twin of the
+panel's fold. So the panel, the terminal app and notebooks draw the same conversation from the same
+events, and the golden streams check all three.
+
+`ViewFold.from_snapshot` starts from what `AgentConnection.get_snapshot()` returns (an attach): the
+transcript, the message still streaming and the pending questions, then folds the events that follow.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable
+
+from prime_jupyter.ai.types import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
+from prime_jupyter.protocol.events import AgentStart, MessageStart, SessionEvent, ToolExecutionStart
+from prime_jupyter.protocol.hydration import apply_live, hydrate, total_usage
+from prime_jupyter.protocol.mapper import EventMapper
+from prime_jupyter.protocol.snapshot import AttachSnapshot
+from prime_jupyter.protocol.view.fold import apply_frame
+from prime_jupyter.protocol.view.messages import message_view
+from prime_jupyter.protocol.view.state import ViewState, empty_state
+
+__all__ = ["ViewFold"]
+
+
+class ViewFold:
+    """The view state of one session, kept up to date from its session events.
+
+    `state` is the current view (immutable: each event makes a new one). A front end may set it too, to
+    apply the pure helpers of `fold` (an optimistic `add_local_message`, `dismiss_notice`)."""
+
+    def __init__(self, mapper: EventMapper, state: ViewState | None = None) -> None:
+        self.mapper = mapper
+        self.state = state if state is not None else empty_state(mapper.session_id)
+
+    def apply_event(self, event: SessionEvent) -> ViewState:
+        """Fold one session event (the frames the mapper makes of it, in order); the new state."""
+        state = self.state
+        for frame in self.mapper.map(event):
+            state = apply_frame(state, frame)
+        self.state = state
+        return state
+
+    def apply_events(self, events: Iterable[SessionEvent]) -> ViewState:
+        for event in events:
+            self.apply_event(event)
+        return self.state
+
+    @classmethod
+    def from_snapshot(
+        cls,
+        snapshot: AttachSnapshot,
+        *,
+        new_id: Callable[[], str] | None = None,
+        context_window: Callable[[str, str], int | None] | None = None,
+    ) -> ViewFold:
+        """The fold of a session as `snapshot` shows it, ready for the events after it.
+
+        `context_window(provider, model_id)` gives the window that `usage` and `model` frames carry; by
+        default the snapshot's window for its own model. While a run is going on the state has a run id
+        (the mapper's own: a snapshot carries none), the message still streaming keeps streaming, and tool
+        calls of the last assistant message without a result are running, not "interrupted" as a cold
+        hydration of a finished transcript would say."""
+        info = snapshot.state
+        usage = info.usage if info.usage is not None else total_usage(snapshot.messages)
+        window = context_window or _own_window(snapshot)
+        options = {"new_id": new_id} if new_id is not None else {}
+        mapper = EventMapper(info.session_id, context_window=window, usage_total=usage, **options)
+        fold = cls(mapper)
+        if info.is_streaming:
+            fold.apply_event(AgentStart())
+            if snapshot.streaming_message is not None:
+                mapper.map(MessageStart(snapshot.streaming_message))
+        live = mapper.live()
+        streaming_id = live.message.id if live is not None and live.message is not None else None
+        messages = apply_live(hydrate(snapshot.messages, snapshot.entry_ids), live)
+        fold.state = dataclasses.replace(
+            fold.state,
+            name=info.session_name,
+            messages=tuple(dataclasses.replace(message_view(m), streaming=m.id == streaming_id) for m in messages),
+            steering=tuple(info.steering),
+            follow_up=tuple(info.follow_up),
+            questions=tuple(snapshot.pending_questions),
+            usage=usage,
+            context_tokens=info.context_tokens,
+            context_window=info.context_window,
+            model=info.model,
+            thinking_level=info.thinking_level,
+        )
+        if info.is_streaming and snapshot.streaming_message is None:
+            for call in _unanswered_calls(snapshot):
+                fold.apply_event(ToolExecutionStart(call.id, call.name, call.arguments))
+        return fold
+
+
+def _own_window(snapshot: AttachSnapshot) -> Callable[[str, str], int | None]:
+    model, window = snapshot.state.model, snapshot.state.context_window
+
+    def lookup(provider: str, model_id: str) -> int | None:
+        return window if model is not None and (model.provider, model.id) == (provider, model_id) else None
+
+    return lookup
+
+
+def _unanswered_calls(snapshot: AttachSnapshot) -> list[ToolCall]:
+    """The tool calls of the last assistant message that no result answers yet (nothing but results
+    after it): in a run going on, they are running or about to."""
+    answered: set[str] = set()
+    for message in reversed(snapshot.messages):
+        if isinstance(message, ToolResultMessage):
+            answered.add(message.tool_call_id)
+        elif isinstance(message, UserMessage):
+            return []
+        elif isinstance(message, AssistantMessage):
+            return [b for b in message.content if isinstance(b, ToolCall) and b.id not in answered]
+    return []

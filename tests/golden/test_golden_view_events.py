@@ -1,0 +1,161 @@
+"""`ViewFold` on the golden scenarios' session events: the same view as folding the frames the mapper made
+of them (and so the expected view the panel's fold gives), and, resumed from a snapshot taken between
+any two events, the same conversation at the end as having watched from the start."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+from golden_scenarios import SCENARIOS, SESSION_ID, golden_path, map_scenario, new_mapper
+from golden_views import view_path
+
+from prime_jupyter.ai.types import AssistantMessage, Message, Usage
+from prime_jupyter.protocol.events import (
+    AgentEnd,
+    AgentStart,
+    MessageEnd,
+    MessageStart,
+    QuestionAsked,
+    QuestionResolved,
+    QueueUpdate,
+    SessionEvent,
+    SessionInfoChanged,
+)
+from prime_jupyter.protocol.hydration import add_usage
+from prime_jupyter.protocol.questions import Question
+from prime_jupyter.protocol.snapshot import AttachSnapshot, ConnectionState
+from prime_jupyter.protocol.view import ViewFold, ViewState, apply_frames, empty_state
+from prime_jupyter.protocol.view.canonical import to_json
+
+
+def events_of(name: str) -> list[SessionEvent]:
+    """The scenario's events, each copied as it is emitted (a provider mutates its partial message)."""
+    seen: list[SessionEvent] = []
+    SCENARIOS[name](seen.append)
+    return seen
+
+
+def fold_events(name: str) -> ViewState:
+    fold = ViewFold(new_mapper())
+    SCENARIOS[name](fold.apply_event)
+    return fold.state
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_folding_the_events_equals_folding_the_frames_the_mapper_made(name: str) -> None:
+    assert fold_events(name) == apply_frames(empty_state(SESSION_ID), map_scenario(name))
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_folding_the_events_gives_the_expected_view_of_the_golden_stream(name: str) -> None:
+    expected = json.loads(view_path(golden_path(name)).read_text(encoding="utf-8"))
+    assert to_json(fold_events(name)) == expected["final"]
+
+
+class Recorder:
+    """What a session knows after each event, to take an attach snapshot between any two."""
+
+    def __init__(self) -> None:
+        self.running = False
+        self.messages: list[Message] = []
+        self.entry_ids: list[str] = []
+        self.streaming: AssistantMessage | None = None
+        self.questions: dict[str, Question] = {}
+        self.queue: tuple[list[str], list[str]] = ([], [])
+        self.name: str | None = None
+        self.usage = Usage()
+
+    def __call__(self, event: SessionEvent) -> None:
+        match event:
+            case AgentStart():
+                self.running = True
+            case AgentEnd():
+                self.running = False
+            case MessageStart(AssistantMessage() as message):
+                self.streaming = message
+            case MessageEnd(message, entry_id) if entry_id is not None:
+                self.messages.append(message.model_copy(deep=True))
+                self.entry_ids.append(entry_id)
+                if isinstance(message, AssistantMessage):
+                    self.streaming, self.usage = None, add_usage(self.usage, message.usage)
+            case QuestionAsked(question):
+                self.questions[question.id] = question
+            case QuestionResolved(question_id):
+                self.questions.pop(question_id, None)
+            case QueueUpdate(steering, follow_up):
+                self.queue = (list(steering), list(follow_up))
+            case SessionInfoChanged(name):
+                self.name = name
+
+    def snapshot(self) -> AttachSnapshot:
+        state = ConnectionState(
+            session_id=SESSION_ID,
+            cwd="/tmp",
+            session_name=self.name,
+            is_streaming=self.running,
+            steering=self.queue[0],
+            follow_up=self.queue[1],
+            usage=self.usage,
+        )
+        streaming = self.streaming.model_copy(deep=True) if self.streaming is not None else None
+        return AttachSnapshot(
+            state=state,
+            messages=list(self.messages),
+            entry_ids=list(self.entry_ids),
+            streaming_message=streaming,
+            pending_questions=list(self.questions.values()),
+        )
+
+
+def conversation(state: ViewState) -> dict[str, object]:
+    """What must not depend on when a front end attached. Render keys and notices may, and so may a
+    message's own usage: a hydration has none (`ChatMessage` carries no usage; the panel's neither). No
+    total usage and a zero one mean the same (a hydration always carries the total)."""
+    view = to_json(state if state.usage is not None else dataclasses.replace(state, usage=Usage()))
+    messages = view["messages"]
+    assert isinstance(messages, list)
+    return {
+        "messages": [
+            {k: v for k, v in m.items() if k not in ("key", "usage")} for m in messages if isinstance(m, dict)
+        ],
+        **{key: view[key] for key in ("runId", "questions", "steering", "followUp", "usage", "name")},
+    }
+
+
+def resumed_at(name: str, cut: int) -> ViewState:
+    """Record the scenario's first `cut` events, attach from the snapshot, then fold the rest."""
+    recorder, fold = Recorder(), None
+    count = 0
+
+    def sink(event: SessionEvent) -> None:
+        nonlocal count, fold
+        if count == cut:
+            fold = ViewFold.from_snapshot(recorder.snapshot(), context_window=lambda p, m: 200_000)
+        count += 1
+        if fold is None:
+            recorder(event)
+        else:
+            fold.apply_event(event)
+
+    SCENARIOS[name](sink)
+    assert fold is not None
+    return fold.state
+
+
+def cuts(name: str) -> list[int]:
+    """Every point between two events but the two between a tool's end and its result's `message_end`: an
+    `AttachSnapshot` carries no live tools (unlike the panel's `LiveRun`), so a tool that finished but whose
+    result is not in the transcript yet cannot be told from one that is still running."""
+    events = events_of(name)
+    finishing = {i + 1 for i, e in enumerate(events) if e.type == "tool_execution_end"}
+    return [i for i in range(len(events)) if i not in finishing and i - 1 not in finishing]
+
+
+CASES: list[tuple[str, int]] = [(name, cut) for name in SCENARIOS for cut in cuts(name)]
+
+
+@pytest.mark.parametrize(("name", "cut"), CASES, ids=[f"{n}-{c}" for n, c in CASES])
+def test_attaching_from_a_snapshot_between_any_two_events_ends_in_the_same_conversation(name: str, cut: int) -> None:
+    assert conversation(resumed_at(name, cut)) == conversation(fold_events(name))
