@@ -1,13 +1,14 @@
-"""A `%%prime` cell's output: session events folded into blocks, drawn as displays updated in place.
+"""A `%%prime` cell's output: session events folded into view state, drawn as displays updated in place.
 
-One module on purpose: when the Python view fold (`protocol/view.py`) lands, `CellFold` is the part
-it replaces. Threads: `CellFold.apply` and `Throttle` run on the agent's loop (the listener), `CellDisplay`
-on the shell's thread (display messages belong to the cell being run); the fold's lock joins them.
+The fold is the one every Python front end uses (`protocol.view.ViewFold`, the panel's fold's twin); this
+module only turns its state into blocks. Threads: `CellFold.apply` and `Throttle` run on the agent's loop
+(the listener), `CellDisplay` on the shell's thread (display messages belong to the cell being run); the
+view state is immutable, so the shell reads whichever state is current.
 
-Each text segment of the answer is one Markdown display, each tool call one compact collapsible block
+Each text part of the answer is one Markdown display, each tool call one compact collapsible block
 (updated when it ends); code the `ipython` tool runs in this kernel shows its own outputs between them.
 Updates are throttled (`Throttle`, at most ~10 a second) however fast deltas come; structure (a new
-block, a finished tool) is drawn at once, so a tool's block precedes the outputs of its code.
+block, a tool that finished) is drawn at once, so a tool's block precedes the outputs of its code.
 """
 
 from __future__ import annotations
@@ -17,151 +18,112 @@ import html
 import json
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
 from typing import Literal, Protocol, TypeAlias
 
 from pydantic import JsonValue
 
-from prime_jupyter.ai.events import TextDeltaEvent, TextStartEvent
-from prime_jupyter.ai.types import AssistantMessage
-from prime_jupyter.protocol.events import MessageEnd, MessageUpdate, SessionEvent, ToolExecutionEnd, ToolExecutionStart
+from prime_jupyter.protocol.events import SessionEvent
+from prime_jupyter.protocol.mapper import EventMapper
+from prime_jupyter.protocol.view import ErrorView, TextView, ToolView, ViewFold, ViewState
 
 __all__ = ["Bundle", "CellDisplay", "CellFold", "Publisher", "Throttle"]
 
 Bundle: TypeAlias = dict[str, str]
 Change: TypeAlias = Literal["delta", "structure"] | None
+_Block: TypeAlias = TextView | ToolView | ErrorView | str
+"""A part of the run's answer, or a line of the surface's own (a `str`)."""
 _UPDATE_INTERVAL_S = 0.1
-
-
-@dataclass
-class _Text:
-    chunks: list[str] = field(default_factory=list)
-    version: int = 0
-    open: bool = True
-
-    def bundle(self) -> Bundle:
-        text = "".join(self.chunks)
-        return {"text/markdown": text, "text/plain": text}
-
-
-@dataclass
-class _Tool:
-    name: str
-    args: dict[str, JsonValue]
-    status: Literal["running", "ok", "error"] = "running"
-    result: str = ""
-    outputs: list[Bundle] = field(default_factory=list)
-    version: int = 0
-
-    def bundle(self, show_result: bool) -> Bundle:
-        mark = {"running": "…", "ok": "✓", "error": "✗"}[self.status]
-        code = self.args.get("code")
-        body = code if isinstance(code, str) else json.dumps(self.args, indent=1, ensure_ascii=False)
-        first = body.strip().splitlines()[0][:80] if body.strip() else ""
-        result = self.result if (show_result or self.status == "error") else ""
-        parts = [
-            f"<details><summary><code>{html.escape(self.name)}</code> {mark} <code>{html.escape(first)}</code>",
-            f"</summary><pre>{html.escape(body)}</pre>",
-            f"<pre>{html.escape(result)}</pre>" if result else "",
-            "</details>",
-        ]
-        plain = f"[{self.name} {mark}] {first}" + (f"\n{result}" if result else "")
-        return {"text/html": "".join(parts), "text/plain": plain}
-
-
-@dataclass
-class _Note:
-    text: str
-    version: int = 0
-
-    def bundle(self) -> Bundle:
-        return {"text/markdown": f"*{self.text}*", "text/plain": self.text}
-
-
-_Block: TypeAlias = _Text | _Tool | _Note
+_MARKS = {"input-streaming": "…", "input-available": "…", "output-available": "✓", "output-error": "✗"}
 
 
 class CellFold:
-    """The cell's view of one run: blocks in order. `apply` says what changed (for the throttle)."""
+    """The run's events folded (`ViewFold`), and its answer as blocks in order."""
 
     def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.blocks: list[_Block] = []
-        self._tools: dict[str, _Tool] = {}
+        self._fold = ViewFold(EventMapper("notebook"))
+        self._notes: list[str] = []
+        self._lock = threading.Lock()
+        self._shape: tuple[tuple[str, str], ...] = ()
 
     def apply(self, event: SessionEvent) -> Change:
-        with self.lock:
-            return self._apply(event)
+        """Fold `event`; what changed, for the throttle."""
+        before = self._fold.state
+        after = self._fold.apply_event(event)
+        if after is before:
+            return None
+        shape = _shape(after)
+        changed, self._shape = shape != self._shape, shape
+        return "structure" if changed else "delta"
 
     def note(self, text: str) -> None:
         """Add a line of the surface's own (the run was interrupted)."""
-        with self.lock:
-            self.blocks.append(_Note(text))
+        with self._lock:
+            self._notes.append(text)
 
-    def _apply(self, event: SessionEvent) -> Change:
-        if isinstance(event, MessageUpdate):
-            update = event.assistant_message_event
-            if isinstance(update, TextDeltaEvent):
-                return self._text(update.delta)
-            if isinstance(update, TextStartEvent):
-                return self._close_text()
-            return None
-        if isinstance(event, ToolExecutionStart):
-            self._close_text()
-            tool = self._tools[event.tool_call_id] = _Tool(event.tool_name, event.args)
-            self.blocks.append(tool)
-            return "structure"
-        if isinstance(event, ToolExecutionEnd):
-            return self._tool_end(event)
-        if isinstance(event, MessageEnd) and isinstance(event.message, AssistantMessage):
-            return self._assistant_end(event.message)
-        return None
-
-    def _text(self, delta: str) -> Change:
-        last = self.blocks[-1] if self.blocks else None
-        if isinstance(last, _Text) and last.open:
-            last.chunks.append(delta)
-            last.version += 1
-            return "delta"
-        self.blocks.append(_Text([delta], 1))
-        return "structure"
-
-    def _close_text(self) -> Change:
-        last = self.blocks[-1] if self.blocks else None
-        if isinstance(last, _Text):
-            last.open = False
-        return None
-
-    def _tool_end(self, event: ToolExecutionEnd) -> Change:
-        tool = self._tools.get(event.tool_call_id)
-        if tool is None:
-            return None
-        tool.status = "error" if event.is_error else "ok"
-        tool.result = "\n".join(part.text for part in event.result.content if part.type == "text")
-        tool.outputs = _rich_outputs(event.result.details)
-        tool.version += 1
-        return "structure"
-
-    def _assistant_end(self, message: AssistantMessage) -> Change:
-        self._close_text()
-        if message.stop_reason == "aborted":
-            self.blocks.append(_Note("Aborted."))
-        elif message.stop_reason == "error":
-            self.blocks.append(_Note(f"Error: {message.error_message or 'the run failed'}"))
-        else:
-            return None
-        return "structure"
+    def blocks(self) -> list[_Block]:
+        with self._lock:
+            notes = list(self._notes)
+        return [*_parts(self._fold.state), *notes]
 
 
-def _rich_outputs(details: JsonValue) -> list[Bundle]:
+def _parts(state: ViewState) -> list[TextView | ToolView | ErrorView]:
+    parts: list[TextView | ToolView | ErrorView] = []
+    for message in state.messages:
+        if message.role != "assistant":
+            continue
+        parts.extend(p for p in message.parts if isinstance(p, TextView | ToolView | ErrorView))
+        if message.stop_reason == "aborted" and not any(isinstance(p, ErrorView) for p in message.parts):
+            parts.append(ErrorView("Aborted."))
+    return parts
+
+
+def _shape(state: ViewState) -> tuple[tuple[str, str], ...]:
+    """What is drawn at once when it changes: the blocks, and the state of each tool."""
+    return tuple((p.type, p.state if isinstance(p, ToolView) else "") for p in _parts(state))
+
+
+def _text_bundle(text: str) -> Bundle:
+    return {"text/markdown": text, "text/plain": text}
+
+
+def _tool_bundle(tool: ToolView, show_result: bool) -> Bundle:
+    mark = _MARKS.get(tool.state, "…")
+    code = tool.input.get("code")
+    if isinstance(code, str):
+        body = code
+    elif not tool.input and tool.draft is not None:
+        body = tool.draft  # the model is still writing the arguments
+    else:
+        body = json.dumps(dict(tool.input), indent=1, ensure_ascii=False)
+    first = body.strip().splitlines()[0][:80] if body.strip() else ""
+    failed = tool.state == "output-error"
+    result = _result_text(tool) if (show_result or failed) else ""
+    parts = [
+        f"<details><summary><code>{html.escape(tool.tool_name)}</code> {mark} <code>{html.escape(first)}</code>",
+        f"</summary><pre>{html.escape(body)}</pre>",
+        f"<pre>{html.escape(result)}</pre>" if result else "",
+        "</details>",
+    ]
+    plain = f"[{tool.tool_name} {mark}] {first}" + (f"\n{result}" if result else "")
+    return {"text/html": "".join(parts), "text/plain": plain}
+
+
+def _result_text(tool: ToolView) -> str:
+    if tool.output is None:
+        return tool.error_text or ""
+    return "\n".join(part.text for part in tool.output.content if part.type == "text") or (tool.error_text or "")
+
+
+def _rich_outputs(tool: ToolView) -> list[Bundle]:
     """The display bundles among an `ipython` result's nbformat outputs (a figure, an HTML table)."""
+    details = tool.output.details if tool.output is not None else None
     outputs = details.get("outputs") if isinstance(details, dict) else None
     bundles: list[Bundle] = []
     for output in outputs if isinstance(outputs, list) else []:
         if isinstance(output, dict) and output.get("output_type") in ("display_data", "execute_result"):
-            data = output.get("data")
-            if isinstance(data, dict):
+            data: JsonValue = output.get("data")
+            if isinstance(data, Mapping):
                 bundles.append({k: v for k, v in data.items() if isinstance(v, str)})
     return bundles
 
@@ -177,7 +139,7 @@ class Publisher(Protocol):
 
 
 class CellDisplay:
-    """Draws a `CellFold` on the shell's thread: one display per block, updated when its version moved.
+    """Draws a `CellFold` on the shell's thread: one display per block, updated when its bundle changed.
 
     `in_kernel`: the `ipython` tool runs in this kernel, so its outputs are already in the cell and
     only the block is drawn; otherwise the result and its rich outputs are shown here.
@@ -185,27 +147,34 @@ class CellDisplay:
 
     def __init__(self, fold: CellFold, publisher: Publisher, *, in_kernel: bool) -> None:
         self._fold, self._publisher, self._in_kernel = fold, publisher, in_kernel
-        self._handles: list[tuple[Handle, int]] = []
+        self._shown: list[tuple[Handle, Bundle]] = []
         self._extras: set[int] = set()
-        self.updates = 0
 
     def refresh(self) -> None:
-        with self._fold.lock:
-            blocks = [(block.version, self._bundle(block), block) for block in self._fold.blocks]
-        for index, (version, bundle, block) in enumerate(blocks):
-            if index == len(self._handles):
-                self._handles.append((self._publisher.display(bundle), version))
-            elif self._handles[index][1] != version:
-                self._handles[index][0].update(bundle)
-                self._handles[index] = (self._handles[index][0], version)
-                self.updates += 1
-            if isinstance(block, _Tool) and block.outputs and not self._in_kernel and index not in self._extras:
-                self._extras.add(index)
-                for extra in block.outputs:
-                    self._publisher.display(extra)
+        for index, block in enumerate(self._fold.blocks()):
+            bundle = self._bundle(block)
+            if index == len(self._shown):
+                self._shown.append((self._publisher.display(bundle), bundle))
+            elif self._shown[index][1] != bundle:
+                self._shown[index][0].update(bundle)
+                self._shown[index] = (self._shown[index][0], bundle)
+            if isinstance(block, ToolView) and not self._in_kernel and block.state == "output-available":
+                self._show_outputs(index, block)
+
+    def _show_outputs(self, index: int, tool: ToolView) -> None:
+        if index not in self._extras:
+            self._extras.add(index)
+            for extra in _rich_outputs(tool):
+                self._publisher.display(extra)
 
     def _bundle(self, block: _Block) -> Bundle:
-        return block.bundle(not self._in_kernel) if isinstance(block, _Tool) else block.bundle()
+        if isinstance(block, str):
+            return _text_bundle(f"*{block}*")
+        if isinstance(block, TextView):
+            return _text_bundle(block.text)
+        if isinstance(block, ErrorView):
+            return _text_bundle(f"*{block.message}*" if block.message == "Aborted." else f"*Error: {block.message}*")
+        return _tool_bundle(block, not self._in_kernel)
 
 
 class Throttle:
