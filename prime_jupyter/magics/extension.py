@@ -165,7 +165,7 @@ def _sessions_table(result: SessionsResult, current: str | None) -> str:
     for summary in result.sessions:
         mark = "▶" if summary.session_id == current else ""
         title = summary.title.replace("|", "\\|").replace("\n", " ")[:60]
-        rows.append(f"| {mark} | `{summary.session_id[:8]}` | {title} | {summary.message_count} |")
+        rows.append(f"| {mark} | `{summary.session_id}` | {title} | {summary.message_count} |")
     return "\n".join(rows) if result.sessions else "No sessions here yet."
 
 
