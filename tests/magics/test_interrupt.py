@@ -34,3 +34,34 @@ def test_an_interrupt_during_a_long_tool_call_aborts_the_run(
     messages = SessionManager.open(path).build_context().messages
     roles = [message.role for message in messages]
     assert roles[:3] == ["user", "assistant", "toolResult"] and roles[-1] == "assistant"
+
+
+def test_an_interrupt_while_the_answer_streams_aborts_it(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="word " * 400, chunks=400)], chunk_delay_s=0.05))
+    msg_id = kernel.submit("%%prime\ntalk for a while")
+    seen = CellResult()
+    kernel.wait_for_output(msg_id, "word", seen)
+    kernel.manager.interrupt_kernel()
+    rest = kernel.collect(msg_id)
+    assert rest.reply["ename"] == "KeyboardInterrupt" and "Interrupted: the run was aborted." in rest.text()
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="done talking")]))
+    assert "done talking" in kernel.run("%%prime\nstop there").text()
+
+
+def test_the_tool_time_limit_holds_in_the_notebooks_kernel(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    settings = Path(kernel.run("import os\nprint(os.getcwd())").text().strip()) / ".prime" / "agent" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text('{"kernel": {"timeoutS": 0.5}}')
+    try:
+        kernel.run("%prime new")  # a new session reads the settings
+        code = "kept_before = 1\nimport time\nwhile True:\n    time.sleep(0.01)"
+        llm.enqueue(
+            ScriptedTurn(blocks=[ToolCall(name="ipython", arguments={"code": code})]),
+            ScriptedTurn(blocks=[Text(text="it timed out")]),
+        )
+        cell = kernel.run("%%prime\nrun forever")
+        assert cell.status == "ok" and "exceeded the time limit of 0.5 s" in cell.text()
+        assert "it timed out" in cell.text() and kernel.run("print(kept_before)").text().strip() == "1"
+    finally:
+        settings.unlink()
+        kernel.run("%prime new")
