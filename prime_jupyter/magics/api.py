@@ -36,7 +36,8 @@ from prime_jupyter.kernel.inprocess import InProcessLauncher, ShellChannel
 from prime_jupyter.kernel.ops import KernelLauncher
 from prime_jupyter.magics.connect import connect
 from prime_jupyter.magics.loop_thread import LoopThread
-from prime_jupyter.protocol.events import AgentEnd, SessionEvent
+from prime_jupyter.protocol.events import AgentEnd, QuestionAsked, SessionEvent
+from prime_jupyter.protocol.questions import Question, QuestionAnswer
 
 if TYPE_CHECKING:
     from prime_jupyter.connection.in_process import LocalTarget
@@ -46,6 +47,7 @@ __all__ = ["Answer", "KernelChoice", "Session"]
 T = TypeVar("T")
 KernelChoice = Literal["auto", "notebook", "separate"]
 EventListener = Callable[[SessionEvent], None]
+QuestionHandler = Callable[[Question], QuestionAnswer | None]
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,9 @@ class Session:
 
     `kernel`: "notebook" runs the `ipython` tool in this IPython shell's namespace (it sees your
     variables and leaves its own); "separate" starts a kernel of its own; "auto" picks "notebook" inside
-    IPython. `resume`: a session id (or prefix) to continue.
+    IPython. `resume`: a session id (or prefix) to continue. `on_question`: answers the agent's
+    questions (called on the waiting thread; `magics.questions.ask_on_stdin` asks like `input()`); without
+    it the agent has no `ask` tool.
     """
 
     def __init__(
@@ -77,6 +81,7 @@ class Session:
         resume: str | None = None,
         context_files: bool = True,
         shell: object | None = None,
+        on_question: QuestionHandler | None = None,
     ) -> None:
         self._model, self._thinking = model, thinking
         self._tools = tuple(tools) if tools is not None else None
@@ -87,6 +92,7 @@ class Session:
         self._loop = LoopThread()
         self.channel = ShellChannel()
         self._connection: AgentConnection | None = None
+        self._on_question = on_question
 
     # --- state ----------------------------------------------------------------------------------
 
@@ -236,12 +242,17 @@ class Session:
         connection = await self._ensure()
         ended: list[Message] = []
 
-        def on_event(event: ConnectionEvent) -> None:
-            if isinstance(event, SessionEventReceived):
-                if listener is not None:
-                    listener(event.event)
-                if isinstance(event.event, AgentEnd):
-                    ended[:] = event.event.messages
+        def on_event(received: ConnectionEvent) -> None:
+            if not isinstance(received, SessionEventReceived):
+                return
+            event = received.event
+            if listener is not None:
+                listener(event)
+            if isinstance(event, AgentEnd):
+                ended[:] = event.messages
+            elif isinstance(event, QuestionAsked) and self._on_question is not None:
+                question = event.question
+                self.channel.post(lambda: self._answer(connection, question))
 
         unsubscribe = connection.subscribe(on_event)
         try:
@@ -254,6 +265,12 @@ class Session:
     def run_pumped(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run `coro` on the agent's loop while this thread pumps the channel."""
         return self._wait(coro)
+
+    def _answer(self, connection: AgentConnection, question: Question) -> None:
+        """On the waiting thread: ask, then hand the answer back to the agent's loop."""
+        assert self._on_question is not None
+        answer = self._on_question(question)
+        self._loop.submit(connection.answer_question(question.id, answer))
 
     # --- internals ------------------------------------------------------------------------------
 
@@ -269,7 +286,7 @@ class Session:
 
         return LocalTarget(
             cwd=self._cwd, mode=mode, resume=resume, model=self._model, thinking=self._thinking,
-            tools=self._tools, context_files=self._context_files,
+            tools=self._tools, context_files=self._context_files, interactive=self._on_question is not None,
         )  # fmt: skip
 
     def _launcher(self) -> KernelLauncher | None:

@@ -52,8 +52,9 @@ class NotebookMagics:
     def session(self) -> Session:
         if self._session is None:
             from prime_jupyter.magics.api import Session
+            from prime_jupyter.magics.questions import ask_on_stdin
 
-            self._session = Session(shell=self.shell, kernel="notebook")
+            self._session = Session(shell=self.shell, kernel="notebook", on_question=ask_on_stdin)
         return self._session
 
     def prime(self, line: str, cell: str | None = None) -> None:

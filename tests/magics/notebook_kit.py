@@ -76,8 +76,8 @@ class Kernel:
         self.client.start_channels()
         self.client.wait_for_ready(timeout=60)
 
-    def submit(self, code: str) -> str:
-        return str(self.client.execute(code, store_history=True))
+    def submit(self, code: str, *, allow_stdin: bool = False) -> str:
+        return str(self.client.execute(code, store_history=True, allow_stdin=allow_stdin))
 
     def collect(self, msg_id: str, timeout: float = 120) -> CellResult:
         """The iopub messages of the execution `msg_id` up to its idle status, and its reply."""

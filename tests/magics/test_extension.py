@@ -94,3 +94,18 @@ def test_fix_sends_the_last_traceback_and_the_agent_fixes_it(kernel: Kernel, llm
 def test_fix_without_an_error_says_so(kernel: Kernel) -> None:
     kernel.run("import sys\nfor name in ('last_exc', 'last_value'):\n    sys.__dict__.pop(name, None)")
     assert "no exception to fix" in kernel.run("%prime fix").text()
+
+
+def test_a_question_is_answered_through_stdin(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    ask = {"question": "Overwrite results.csv?", "kind": "confirm"}
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="ask", arguments=ask)]),
+        ScriptedTurn(blocks=[Text(text="Overwriting it.")]),
+    )
+    msg_id = kernel.submit("%%prime\nsave the results", allow_stdin=True)
+    request = kernel.client.get_stdin_msg(timeout=60)
+    assert request["content"]["prompt"].startswith("[y/n] (within ")
+    kernel.client.input("y")
+    cell = kernel.collect(msg_id)
+    assert "Overwrite results.csv?" in cell.text() and "Overwriting it." in cell.text()
+    assert "The user answered: yes" in request_text(llm)
