@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import sys
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from prime_jupyter.connection.types import ConnectionEvent, SessionEventReceived
 from prime_jupyter.errors import ConfigError
 from prime_jupyter.kernel.inprocess import InProcessLauncher, ShellChannel
 from prime_jupyter.kernel.ops import KernelLauncher
+from prime_jupyter.magics._waiting import AsyncPump, export_notebook, running_shell
 from prime_jupyter.magics.connect import connect
 from prime_jupyter.magics.loop_thread import LoopThread
 from prime_jupyter.protocol.events import AgentEnd, QuestionAsked, SessionEvent
@@ -87,7 +87,7 @@ class Session:
         self._tools = tuple(tools) if tools is not None else None
         self._cwd = Path(cwd) if cwd is not None else Path.cwd()
         self._resume, self._context_files = resume, context_files
-        self._shell = shell if shell is not None else _running_shell()
+        self._shell = shell if shell is not None else running_shell()
         self._kernel = self._resolve(kernel)
         self._loop = LoopThread()
         self.channel = ShellChannel()
@@ -190,7 +190,7 @@ class Session:
     async def astream(self, text: str) -> AsyncIterator[SessionEvent]:
         """`stream` for async code."""
         events: deque[SessionEvent] = deque()
-        pump = _AsyncPump(self.channel)
+        pump = AsyncPump(self.channel)
         with self.channel.open(self._abort_soon, wake=pump.wake):
             future = self._loop.submit(self.run(text, lambda event: self.channel.post(lambda: events.append(event))))
             try:
@@ -209,8 +209,10 @@ class Session:
         """Abort the running prompt (from another thread; in a cell, interrupt the kernel instead)."""
         self._abort_soon().result(timeout=30)
 
-    def export(self, fmt: Literal["html", "jsonl"] = "html", path: str | None = None) -> Path:
-        """Write the session as HTML or JSONL (default: beside the transcript) and return where it went."""
+    def export(self, fmt: Literal["html", "jsonl", "ipynb"] = "html", path: str | None = None) -> Path:
+        """Write the session as HTML, JSONL or a notebook (default: beside the transcript); where it went."""
+        if fmt == "ipynb":
+            return self.call(lambda connection: export_notebook(connection, path))
         result = self.call(lambda connection: connection.export(fmt, path))
         return Path(result.path)
 
@@ -329,7 +331,7 @@ class Session:
         return future.result()
 
     async def _await(self, coro: Coroutine[Any, Any, T]) -> T:
-        pump = _AsyncPump(self.channel)
+        pump = AsyncPump(self.channel)
         with self.channel.open(self._abort_soon, wake=pump.wake):
             future = self._loop.submit(coro)
             try:
@@ -340,34 +342,6 @@ class Session:
         if self.channel.user_interrupted:
             raise KeyboardInterrupt
         return future.result()
-
-
-class _AsyncPump:
-    """Pumps an open channel from a coroutine on the calling thread's loop."""
-
-    def __init__(self, channel: ShellChannel) -> None:
-        self._channel = channel
-        self._loop = asyncio.get_running_loop()
-        self._event = asyncio.Event()
-
-    def wake(self) -> None:
-        self._loop.call_soon_threadsafe(self._event.set)
-
-    async def step(self, until: concurrent.futures.Future[Any], stop: Callable[[], bool] | None) -> None:
-        until.add_done_callback(lambda _: self.wake())
-        while True:
-            self._event.clear()
-            self._channel.drain()
-            if (stop is not None and stop()) or (until.done() and self._channel.idle):
-                return
-            await self._event.wait()
-
-
-def _running_shell() -> object | None:
-    """The IPython shell of this process, if one runs (IPython is not imported to find out)."""
-    ipython = sys.modules.get("IPython")
-    shell: object | None = ipython.get_ipython() if ipython is not None else None
-    return shell
 
 
 async def _session_id(connection: AgentConnection) -> str:

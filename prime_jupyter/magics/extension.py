@@ -4,7 +4,7 @@
     <prompt, with {variables} interpolated>
 
     %prime ask "one-line prompt"        %prime fix          (explain and fix the last exception)
-    %prime new | sessions | resume ID | model REF | status | export [html|jsonl] [PATH]
+    %prime new | sessions | resume ID | model REF | status | export [html|jsonl|ipynb] [PATH]
 
 Consecutive `%%prime` cells continue one session, an ordinary transcript the panel and `jupyter prime -r`
 open. Nothing heavy is imported before the first prompt.
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from prime_jupyter.errors import PrimeError
 
@@ -140,9 +140,9 @@ class NotebookMagics:
 
     def export(self, args: list[str]) -> None:
         fmt = args[0] if args else "html"
-        if fmt not in ("html", "jsonl"):
-            raise PrimeError("%prime export: the format is html or jsonl")
-        path = self.session.export("html" if fmt == "html" else "jsonl", args[1] if len(args) > 1 else None)
+        if fmt not in _FORMATS:
+            raise PrimeError("%prime export: the format is html, jsonl or ipynb")
+        path = self.session.export(_FORMATS[fmt], args[1] if len(args) > 1 else None)
         print(f"Exported to {path}")
 
     def close(self) -> None:
@@ -151,6 +151,7 @@ class NotebookMagics:
             self._session = None
 
 
+_FORMATS: dict[str, Literal["html", "jsonl", "ipynb"]] = {"html": "html", "jsonl": "jsonl", "ipynb": "ipynb"}
 _COMMANDS = {
     "new": NotebookMagics.new,
     "resume": NotebookMagics.resume,
