@@ -6,7 +6,7 @@ import json
 
 from notebook_kit import Kernel
 
-from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
+from prime_jupyter.testing import HttpError, ScriptedLLMServer, ScriptedTurn, Text, ToolCall
 
 
 def request_text(llm: ScriptedLLMServer, index: int = -1) -> str:
@@ -109,3 +109,18 @@ def test_a_question_is_answered_through_stdin(kernel: Kernel, llm: ScriptedLLMSe
     cell = kernel.collect(msg_id)
     assert "Overwrite results.csv?" in cell.text() and "Overwriting it." in cell.text()
     assert "The user answered: yes" in request_text(llm)
+
+
+def test_in_out_and_the_last_error_can_be_referenced(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    count = kernel.run("6 * 7").reply["execution_count"]
+    kernel.run("undefined_thing")
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="ok")]))
+    kernel.run(f"%%prime\nIn: {{In[{count}]}} Out: {{Out[{count}]}} Err: {{Err}}")
+    sent = request_text(llm)
+    assert "In: 6 * 7 Out: 42 Err: " in sent and "NameError" in sent
+
+
+def test_a_failed_model_call_shows_its_error_in_the_cell(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(fault=HttpError(status=400, message="this request is invalid")))
+    cell = kernel.run("%%prime\nanything")
+    assert cell.status == "ok" and "this request is invalid" in cell.text()
