@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import dataclasses
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
@@ -36,7 +37,7 @@ from prime_jupyter.kernel.ops import KernelLauncher
 from prime_jupyter.magics._waiting import AsyncPump, export_notebook, running_shell
 from prime_jupyter.magics.connect import connect
 from prime_jupyter.magics.loop_thread import LoopThread
-from prime_jupyter.protocol.events import AgentEnd, QuestionAsked, SessionEvent
+from prime_jupyter.protocol.events import AgentEnd, MessageEnd, QuestionAsked, SessionEvent
 from prime_jupyter.protocol.questions import Question, QuestionAnswer
 
 if TYPE_CHECKING:
@@ -58,6 +59,11 @@ class Answer:
     messages: list[Message] = field(default_factory=list)
     stop_reason: str = "stop"
     error: str | None = None
+    session_id: str | None = None
+    entry_id: str | None = None
+    """The transcript entry of the final assistant message (provenance of what the answer produced)."""
+    model: str | None = None
+    """`provider/id` of the model that gave the final answer."""
 
 
 class Session:
@@ -243,6 +249,7 @@ class Session:
         """On the agent's loop: prompt and wait for the run; `listener` is called there for each event."""
         connection = await self._ensure()
         ended: list[Message] = []
+        entries: list[str] = []
 
         def on_event(received: ConnectionEvent) -> None:
             if not isinstance(received, SessionEventReceived):
@@ -252,9 +259,11 @@ class Session:
                 listener(event)
             if isinstance(event, AgentEnd):
                 ended[:] = event.messages
+            elif isinstance(event, MessageEnd) and isinstance(event.message, AssistantMessage) and event.entry_id:
+                entries.append(event.entry_id)
             elif isinstance(event, QuestionAsked) and self._on_question is not None:
                 question = event.question
-                self.channel.post(lambda: self._answer(connection, question))
+                self.channel.post(lambda: self._answer_question(connection, question))
 
         unsubscribe = connection.subscribe(on_event)
         try:
@@ -262,13 +271,15 @@ class Session:
             await connection.wait_for_idle()
         finally:
             unsubscribe()
-        return _answer(ended)
+        answer = _answer(ended)
+        session_id = (await connection.get_state()).session_id
+        return dataclasses.replace(answer, session_id=session_id, entry_id=entries[-1] if entries else None)
 
     def run_pumped(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run `coro` on the agent's loop while this thread pumps the channel."""
         return self._wait(coro)
 
-    def _answer(self, connection: AgentConnection, question: Question) -> None:
+    def _answer_question(self, connection: AgentConnection, question: Question) -> None:
         """On the waiting thread: ask, then hand the answer back to the agent's loop."""
         assert self._on_question is not None
         answer = self._on_question(question)
@@ -358,4 +369,4 @@ def _answer(messages: list[Message]) -> Answer:
         return Answer("", messages)
     text = "".join(part.text for part in last.content if part.type == "text")
     error = last.error_message if last.stop_reason in ("error", "aborted") else None
-    return Answer(text, messages, last.stop_reason, error)
+    return Answer(text, messages, last.stop_reason, error, model=f"{last.provider}/{last.model}")

@@ -1,13 +1,14 @@
 """The `%prime` / `%%prime` magics: one agent session per notebook, its answers streamed into cells.
 
-    %%prime [--model provider/id[:thinking]] [--kernel notebook|separate] [--no-interpolate]
-    <prompt, with {variables} interpolated>
+    %%prime [--model provider/id[:thinking]] [--kernel notebook|separate] [--no-interpolate] [--insert]
+    <prompt, with {variables}, {In[n]}, {Out[n]} and {Err} interpolated>
 
     %prime ask "one-line prompt"        %prime fix          (explain and fix the last exception)
     %prime new | sessions | resume ID | model REF | status | export [html|jsonl|ipynb] [PATH]
 
-Consecutive `%%prime` cells continue one session, an ordinary transcript the panel and `jupyter prime -r`
-open. Nothing heavy is imported before the first prompt.
+`--insert` puts the answer's code into a new cell below (its first line says where it came from)
+instead of running it. Consecutive `%%prime` cells continue one session, an ordinary transcript the
+panel and `jupyter prime -r` open. Nothing heavy is imported before the first prompt.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from prime_jupyter.errors import PrimeError
 
 if TYPE_CHECKING:
-    from prime_jupyter.magics.api import Session
+    from prime_jupyter.magics.api import Answer, Session
     from prime_jupyter.protocol.snapshot import ConnectionState, SessionsResult
 
 __all__ = ["NotebookMagics", "load", "unload"]
@@ -37,6 +38,7 @@ def _prompt_parser() -> _Parser:
     parser.add_argument("--model")
     parser.add_argument("--kernel", choices=("notebook", "separate"))
     parser.add_argument("--no-interpolate", action="store_true")
+    parser.add_argument("--insert", action="store_true")
     parser.add_argument("words", nargs="*")
     return parser
 
@@ -88,7 +90,21 @@ class NotebookMagics:
             from prime_jupyter.magics.prompt_text import interpolate
 
             text = interpolate(text, self.shell.user_ns)
-        self._run(text, model=options.model, kernel=options.kernel)
+        if options.insert:
+            self._insert(text, model=options.model, kernel=options.kernel)
+        else:
+            self._run(text, model=options.model, kernel=options.kernel)
+
+    def _insert(self, text: str, *, model: str | None, kernel: str | None) -> None:
+        from prime_jupyter.magics.prompt_text import INSERT_NOTE, code_block
+
+        answer = self._run(text + INSERT_NOTE, model=model, kernel=kernel)
+        code = code_block(answer.text)
+        if code is None:
+            print("The answer has no code block to insert.")
+            return
+        origin = f"# prime: session {answer.session_id}, entry {answer.entry_id}, model {answer.model}"
+        self.shell.set_next_input(f"{origin}\n{code}", replace=False)
 
     def _fix(self) -> None:
         from prime_jupyter.magics.prompt_text import fix_prompt, last_error
@@ -100,7 +116,7 @@ class NotebookMagics:
         cell = history[-2] if isinstance(history, list) and len(history) > 1 else None
         self._run(fix_prompt(error, cell if isinstance(cell, str) and cell.strip() else None))
 
-    def _run(self, text: str, *, model: str | None = None, kernel: str | None = None) -> None:
+    def _run(self, text: str, *, model: str | None = None, kernel: str | None = None) -> Answer:
         from prime_jupyter.magics.cell_run import run_in_cell
 
         session = self.session
@@ -110,7 +126,7 @@ class NotebookMagics:
             session.set_kernel("notebook")
         if model:
             session.set_model(model)
-        run_in_cell(session, text)
+        return run_in_cell(session, text)
 
     # --- commands ---------------------------------------------------------------------------------
 

@@ -7,7 +7,13 @@ import sys
 import traceback
 from collections.abc import Mapping
 
-__all__ = ["fix_prompt", "interpolate", "last_error"]
+__all__ = ["INSERT_NOTE", "code_block", "fix_prompt", "interpolate", "last_error"]
+
+INSERT_NOTE = (
+    "\n\n(Answer with the code in one ```python block and do not run it: it goes into a new cell of my "
+    "notebook for me to run.)"
+)
+_FENCE = re.compile(r"^```[ \t]*(python|py|ipython|python3)?[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 
 _LIMIT = 4000
 _REFERENCE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?:\[(-?\d+)\])?\}")
@@ -53,6 +59,12 @@ def fix_prompt(error: str, cell: str | None) -> str:
         "with my variables), and show me the corrected code.\n\n"
         f"{source}The traceback:\n\n```\n{error}\n```"
     )
+
+
+def code_block(answer: str) -> str | None:
+    """The last Python (or untagged) fenced code block of an answer, without its fences."""
+    blocks = [match.group(2) for match in _FENCE.finditer(answer)]
+    return blocks[-1].rstrip("\n") if blocks else None
 
 
 def _capped(text: str) -> str:

@@ -124,3 +124,14 @@ def test_a_failed_model_call_shows_its_error_in_the_cell(kernel: Kernel, llm: Sc
     llm.enqueue(ScriptedTurn(fault=HttpError(status=400, message="this request is invalid")))
     cell = kernel.run("%%prime\nanything")
     assert cell.status == "ok" and "this request is invalid" in cell.text()
+
+
+def test_insert_puts_the_answers_code_in_a_new_cell_with_its_provenance(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    answer = "Here it is:\n\n```python\ninserted = 3\nprint(inserted)\n```\n"
+    llm.enqueue(ScriptedTurn(blocks=[Text(text=answer, chunks=4)]))
+    cell = kernel.run("%%prime --insert\nwrite code that prints 3")
+    [payload] = [p for p in cell.reply["payload"] if p["source"] == "set_next_input"]
+    origin, code = payload["text"].split("\n", 1)
+    assert code == "inserted = 3\nprint(inserted)" and payload["replace"] is False
+    assert origin.startswith("# prime: session ") and "model scripted/m1" in origin and "entry None" not in origin
+    assert "do not run it" in request_text(llm) and "NameError" in kernel.run("inserted").text()
