@@ -13,7 +13,7 @@ from typing import Any
 from prime_jupyter.connection.base import AgentConnection
 from prime_jupyter.kernel.inprocess import ShellChannel
 
-__all__ = ["AsyncPump", "export_notebook", "running_shell"]
+__all__ = ["AsyncPump", "export_notebook", "nothing", "running_shell", "session_id_of"]
 
 
 class AsyncPump:
@@ -59,3 +59,11 @@ def _write(path: Path, text: str) -> Path:
     path = path.expanduser()
     path.write_text(text, encoding="utf-8")
     return path
+
+
+async def session_id_of(connection: AgentConnection) -> str:
+    return (await connection.get_state()).session_id
+
+
+async def nothing() -> None:
+    return None

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import dataclasses
+import functools
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
@@ -34,7 +35,7 @@ from prime_jupyter.connection.types import ConnectionEvent, SessionEventReceived
 from prime_jupyter.errors import ConfigError
 from prime_jupyter.kernel.inprocess import InProcessLauncher, ShellChannel
 from prime_jupyter.kernel.ops import KernelLauncher
-from prime_jupyter.magics._waiting import AsyncPump, export_notebook, running_shell
+from prime_jupyter.magics._waiting import AsyncPump, export_notebook, nothing, running_shell, session_id_of
 from prime_jupyter.magics.connect import connect
 from prime_jupyter.magics.loop_thread import LoopThread
 from prime_jupyter.protocol.events import AgentEnd, MessageEnd, QuestionAsked, SessionEvent
@@ -99,6 +100,7 @@ class Session:
         self.channel = ShellChannel()
         self._connection: AgentConnection | None = None
         self._on_question = on_question
+        self._subscribers: list[EventListener] = []
 
     # --- state ----------------------------------------------------------------------------------
 
@@ -108,15 +110,20 @@ class Session:
         return self._kernel
 
     @property
+    def tools(self) -> tuple[str, ...] | None:
+        """The tools asked for (None: the settings' default)."""
+        return self._tools
+
+    @property
     def session_id(self) -> str | None:
         """The transcript's id once the session is open."""
         if self._connection is None:
             return None
-        return self.call(lambda connection: _session_id(connection))
+        return self.call(session_id_of)
 
     def open(self) -> Session:
         """Open (or resume) the session now rather than at the first prompt."""
-        self.call(lambda _connection: _nothing())
+        self.call(lambda _connection: nothing())
         return self
 
     def set_kernel(self, kernel: KernelChoice) -> None:
@@ -125,6 +132,12 @@ class Session:
         if choice == self._kernel:
             return
         self._kernel = choice
+        if self._connection is not None:
+            self._wait(self._reopen())
+
+    def set_tools(self, tools: tuple[str, ...] | list[str]) -> None:
+        """Give the agent these tools (`ipython`, `read`, `write`, `edit`, `bash`); reopens an open session."""
+        self._tools = tuple(tools)
         if self._connection is not None:
             self._wait(self._reopen())
 
@@ -211,6 +224,26 @@ class Session:
                     self._abort_soon()
         future.result()
 
+    def steer(self, text: str) -> None:
+        """Tell the running agent something now (it reads it after the current tool call); from any thread."""
+        self._loop.submit(self._on_connection(lambda connection: connection.steer(text))).result(timeout=30)
+
+    def follow_up(self, text: str) -> None:
+        """Queue a prompt for when the running agent is done (the same run continues with it)."""
+        self._loop.submit(self._on_connection(lambda connection: connection.follow_up(text))).result(timeout=30)
+
+    def fork(self, entry_id: str, position: Literal["before", "at"] = "before") -> str:
+        """Continue in a new session holding this one's conversation up to `entry_id` ("at": including it,
+        "before": up to the message before it); returns the new session's id."""
+        self.call(lambda connection: connection.fork(entry_id, position))
+        return self.call(session_id_of)
+
+    def subscribe(self, listener: EventListener) -> Callable[[], None]:
+        """Call `listener` with every event of every prompt, on the thread waiting for it; returns the
+        function that unsubscribes."""
+        self._subscribers.append(listener)
+        return lambda: self._subscribers.remove(listener) if listener in self._subscribers else None
+
     def abort(self) -> None:
         """Abort the running prompt (from another thread; in a cell, interrupt the kernel instead)."""
         self._abort_soon().result(timeout=30)
@@ -257,6 +290,8 @@ class Session:
             event = received.event
             if listener is not None:
                 listener(event)
+            for subscriber in tuple(self._subscribers):
+                self.channel.post(functools.partial(subscriber, event))
             if isinstance(event, AgentEnd):
                 ended[:] = event.messages
             elif isinstance(event, MessageEnd) and isinstance(event.message, AssistantMessage) and event.entry_id:
@@ -323,6 +358,9 @@ class Session:
         self._connection = await connect(target, self._launcher())
         await old.dispose()
 
+    async def _on_connection(self, work: Callable[[AgentConnection], Awaitable[T]]) -> T:
+        return await work(await self._ensure())
+
     def _abort_soon(self) -> concurrent.futures.Future[None]:
         async def abort() -> None:
             if self._connection is not None:
@@ -353,14 +391,6 @@ class Session:
         if self.channel.user_interrupted:
             raise KeyboardInterrupt
         return future.result()
-
-
-async def _session_id(connection: AgentConnection) -> str:
-    return (await connection.get_state()).session_id
-
-
-async def _nothing() -> None:
-    return None
 
 
 def _answer(messages: list[Message]) -> Answer:

@@ -4,7 +4,8 @@
     <prompt, with {variables}, {In[n]}, {Out[n]} and {Err} interpolated>
 
     %prime ask "one-line prompt"        %prime fix          (explain and fix the last exception)
-    %prime new | sessions | resume ID | model REF | status | export [html|jsonl|ipynb] [PATH]
+    %prime new | sessions | resume ID | fork [ENTRY] | model REF | tools NAME,... | status
+    %prime export [html|jsonl|ipynb] [PATH]
 
 `--insert` puts the answer's code into a new cell below (its first line says where it came from)
 instead of running it. Consecutive `%%prime` cells continue one session, an ordinary transcript the
@@ -146,6 +147,20 @@ class NotebookMagics:
         self.session.set_model(args[0])
         print(f"Model: {args[0]}")
 
+    def fork(self, args: list[str]) -> None:
+        if len(args) > 1:
+            raise PrimeError("%prime fork: give at most an entry id (default: the latest)")
+        entry = args[0] if args else self.session.call(lambda connection: connection.get_state()).leaf_id
+        if entry is None:
+            raise PrimeError("%prime fork: the session is empty")
+        print(f"Forked into session {self.session.fork(entry, 'at')}.")
+
+    def tools(self, args: list[str]) -> None:
+        if args:
+            self.session.set_tools([name for arg in args for name in arg.split(",") if name])
+        shown = ", ".join(self.session.tools) if self.session.tools is not None else "the default (settings)"
+        print(f"Tools: {shown}")
+
     def sessions(self, _args: list[str]) -> None:
         result: SessionsResult = self.session.call(lambda connection: connection.list_sessions("current"))
         _markdown(_sessions_table(result, self.session.session_id))
@@ -173,6 +188,8 @@ _COMMANDS = {
     "resume": NotebookMagics.resume,
     "model": NotebookMagics.model,
     "sessions": NotebookMagics.sessions,
+    "fork": NotebookMagics.fork,
+    "tools": NotebookMagics.tools,
     "status": NotebookMagics.status,
     "export": NotebookMagics.export,
 }

@@ -14,6 +14,8 @@ import prime_jupyter
 from prime_jupyter.protocol.events import AgentEnd, MessageUpdate, ToolExecutionEnd, ToolExecutionStart
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
 
+WAIT_FOR_GO = "while [ ! -f go ]; do sleep 0.02; done; echo went"
+
 
 @pytest.fixture
 def script_env(agent_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -94,3 +96,56 @@ def test_in_a_notebook_the_api_works_in_the_kernels_namespace(kernel: Kernel, ll
     body = llm.requests[-1].body
     assert isinstance(body, dict) and "again" in json.dumps(body["messages"])
     kernel.run("api.close()")
+
+
+def test_steer_reaches_the_running_agent(
+    session: prime_jupyter.Session, llm: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="bash", arguments={"command": WAIT_FOR_GO})]),
+        ScriptedTurn(blocks=[Text(text="steered")]),
+    )
+    for event in session.stream("start working"):
+        if isinstance(event, ToolExecutionStart):  # the run is busy until `go` exists
+            session.steer("use the other file")
+            (tmp_path / "go").touch()
+    assert "use the other file" in json.dumps(llm.requests[-1].body)
+
+
+def test_a_follow_up_runs_after_the_answer(
+    session: prime_jupyter.Session, llm: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="bash", arguments={"command": WAIT_FOR_GO})]),
+        ScriptedTurn(blocks=[Text(text="first")]),
+        ScriptedTurn(blocks=[Text(text="second")]),
+    )
+    for event in session.stream("do the first thing"):
+        if isinstance(event, ToolExecutionStart):  # the run is busy until `go` exists
+            session.follow_up("and then this")
+            (tmp_path / "go").touch()
+        last = event
+    assert isinstance(last, AgentEnd) and "and then this" in json.dumps(llm.requests[-1].body)
+    assert [m.role for m in last.messages][-2:] == ["user", "assistant"]
+
+
+def test_fork_continues_from_an_earlier_answer(session: prime_jupyter.Session, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="one")]), ScriptedTurn(blocks=[Text(text="two")]))
+    first = session.prompt("the first question")
+    original = session.session_id
+    session.prompt("the second question")
+    assert first.entry_id is not None and session.fork(first.entry_id, "at") != original
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="forked")]))
+    session.prompt("after the fork")
+    sent = json.dumps(llm.requests[-1].body)
+    assert "the first question" in sent and "the second question" not in sent
+
+
+def test_subscribers_see_every_prompts_events(session: prime_jupyter.Session, llm: ScriptedLLMServer) -> None:
+    seen: list[str] = []
+    unsubscribe = session.subscribe(lambda event: seen.append(event.type))
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="a")]), ScriptedTurn(blocks=[Text(text="b")]))
+    session.prompt("one")
+    session.prompt("two")
+    unsubscribe()
+    assert seen.count("agent_end") == 2

@@ -91,3 +91,15 @@ def test_the_session_resumes_in_a_new_kernel(
         assert "the password is swordfish" in json.dumps(sent(llm)["messages"])
     finally:
         other.shutdown()
+
+
+def test_fork_and_tools(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    before = session_id(kernel)
+    forked = kernel.run("%prime fork").text()
+    assert "Forked into session" in forked and before not in forked and session_id(kernel) != before
+    assert "Tools: read, bash" in kernel.run("%prime tools read,bash").text()
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="tools changed")]))
+    kernel.run("%%prime\nwhat tools do you have?")
+    names = [tool["name"] for tool in sent(llm)["tools"]]  # type: ignore[attr-defined]
+    assert names == ["read", "bash", "ask"]
+    assert "the password is swordfish" in json.dumps(sent(llm)["messages"])
