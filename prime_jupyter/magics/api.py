@@ -23,8 +23,7 @@ import concurrent.futures
 import dataclasses
 import functools
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -36,10 +35,12 @@ from prime_jupyter.errors import ConfigError
 from prime_jupyter.kernel.inprocess import InProcessLauncher, ShellChannel
 from prime_jupyter.kernel.ops import KernelLauncher
 from prime_jupyter.magics._waiting import AsyncPump, export_notebook, nothing, running_shell, session_id_of
+from prime_jupyter.magics.answer import Answer, answer_of
 from prime_jupyter.magics.connect import connect
 from prime_jupyter.magics.loop_thread import LoopThread
 from prime_jupyter.protocol.events import AgentEnd, MessageEnd, QuestionAsked, SessionEvent
 from prime_jupyter.protocol.questions import Question, QuestionAnswer
+from prime_jupyter.runtime.tool_set import AnyTool, function_tool
 
 if TYPE_CHECKING:
     from prime_jupyter.connection.in_process import LocalTarget
@@ -47,24 +48,10 @@ if TYPE_CHECKING:
 __all__ = ["Answer", "KernelChoice", "Session"]
 
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., object])
 KernelChoice = Literal["auto", "notebook", "separate"]
 EventListener = Callable[[SessionEvent], None]
 QuestionHandler = Callable[[Question], QuestionAnswer | None]
-
-
-@dataclass(frozen=True)
-class Answer:
-    """What a prompt's run ended with: the final answer text and every message the run added."""
-
-    text: str
-    messages: list[Message] = field(default_factory=list)
-    stop_reason: str = "stop"
-    error: str | None = None
-    session_id: str | None = None
-    entry_id: str | None = None
-    """The transcript entry of the final assistant message (provenance of what the answer produced)."""
-    model: str | None = None
-    """`provider/id` of the model that gave the final answer."""
 
 
 class Session:
@@ -74,7 +61,7 @@ class Session:
     variables and leaves its own); "separate" starts a kernel of its own; "auto" picks "notebook" inside
     IPython. `resume`: a session id (or prefix) to continue. `on_question`: answers the agent's
     questions (called on the waiting thread; `magics.questions.ask_on_stdin` asks like `input()`); without
-    it the agent has no `ask` tool.
+    it the agent has no `ask` tool. `functions`: plain Python functions offered as tools (see `tool`).
     """
 
     def __init__(
@@ -89,6 +76,7 @@ class Session:
         context_files: bool = True,
         shell: object | None = None,
         on_question: QuestionHandler | None = None,
+        functions: Sequence[Callable[..., object]] = (),
     ) -> None:
         self._model, self._thinking = model, thinking
         self._tools = tuple(tools) if tools is not None else None
@@ -101,6 +89,7 @@ class Session:
         self._connection: AgentConnection | None = None
         self._on_question = on_question
         self._subscribers: list[EventListener] = []
+        self._functions: list[Callable[..., object]] = list(functions)
 
     # --- state ----------------------------------------------------------------------------------
 
@@ -134,6 +123,14 @@ class Session:
         self._kernel = choice
         if self._connection is not None:
             self._wait(self._reopen())
+
+    def tool(self, fn: F) -> F:
+        """Decorator: offer `fn` to the agent as a tool (type hints: its JSON schema; docstring: its
+        description). It runs on the thread waiting for the prompt (in a notebook, the shell's)."""
+        self._functions.append(fn)
+        if self._connection is not None:
+            self._wait(self._reopen())
+        return fn
 
     def set_tools(self, tools: tuple[str, ...] | list[str]) -> None:
         """Give the agent these tools (`ipython`, `read`, `write`, `edit`, `bash`); reopens an open session."""
@@ -306,7 +303,7 @@ class Session:
             await connection.wait_for_idle()
         finally:
             unsubscribe()
-        answer = _answer(ended)
+        answer = answer_of(ended)
         session_id = (await connection.get_state()).session_id
         return dataclasses.replace(answer, session_id=session_id, entry_id=entries[-1] if entries else None)
 
@@ -337,6 +334,12 @@ class Session:
             tools=self._tools, context_files=self._context_files, interactive=self._on_question is not None,
         )  # fmt: skip
 
+    def _custom_tools(self) -> list[AnyTool]:
+        async def on_waiting_thread(call: Callable[[], object]) -> object:
+            return await asyncio.wrap_future(self.channel.call(call))
+
+        return [function_tool(fn, run=on_waiting_thread) for fn in self._functions]
+
     def _launcher(self) -> KernelLauncher | None:
         if self._kernel == "notebook":
             return InProcessLauncher(self._shell, self.channel, store_history=False)
@@ -345,7 +348,7 @@ class Session:
     async def _ensure(self) -> AgentConnection:
         if self._connection is None:
             mode: Literal["new", "resume"] = "resume" if self._resume else "new"
-            self._connection = await connect(self._target(mode, self._resume), self._launcher())
+            self._connection = await connect(self._target(mode, self._resume), self._launcher(), self._custom_tools())
         return self._connection
 
     async def _reopen(self) -> None:
@@ -355,7 +358,7 @@ class Session:
         state = await old.get_state()
         self._model = f"{state.model.provider}/{state.model.id}" if state.model else self._model
         target = self._target("resume", state.session_file or state.session_id)
-        self._connection = await connect(target, self._launcher())
+        self._connection = await connect(target, self._launcher(), self._custom_tools())
         await old.dispose()
 
     async def _on_connection(self, work: Callable[[AgentConnection], Awaitable[T]]) -> T:
@@ -391,12 +394,3 @@ class Session:
         if self.channel.user_interrupted:
             raise KeyboardInterrupt
         return future.result()
-
-
-def _answer(messages: list[Message]) -> Answer:
-    last = next((m for m in reversed(messages) if isinstance(m, AssistantMessage)), None)
-    if last is None:
-        return Answer("", messages)
-    text = "".join(part.text for part in last.content if part.type == "text")
-    error = last.error_message if last.stop_reason in ("error", "aborted") else None
-    return Answer(text, messages, last.stop_reason, error, model=f"{last.provider}/{last.model}")

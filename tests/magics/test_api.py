@@ -149,3 +149,52 @@ def test_subscribers_see_every_prompts_events(session: prime_jupyter.Session, ll
     session.prompt("two")
     unsubscribe()
     assert seen.count("agent_end") == 2
+
+
+def test_a_decorated_function_is_a_tool_the_model_can_call(
+    session: prime_jupyter.Session, llm: ScriptedLLMServer
+) -> None:
+    calls: list[tuple[int, int, str]] = []
+
+    @session.tool
+    def scale(value: int, factor: int = 2, unit: str = "m") -> dict[str, object]:
+        """Multiply a value by a factor."""
+        calls.append((value, factor, unit))
+        return {"result": value * factor, "unit": unit}
+
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="scale", arguments={"value": 21})]),
+        ScriptedTurn(blocks=[Text(text="42 m")]),
+    )
+    assert session.prompt("scale 21").text == "42 m" and calls == [(21, 2, "m")]
+    body = llm.requests[-2].body
+    assert isinstance(body, dict)
+    [spec] = [tool for tool in body["tools"] if tool["name"] == "scale"]
+    assert spec["description"] == "Multiply a value by a factor." and spec["input_schema"]["required"] == ["value"]
+    assert spec["input_schema"]["properties"]["value"]["type"] == "integer"
+    assert '{\\"result\\": 42, \\"unit\\": \\"m\\"}' in json.dumps(llm.requests[-1].body)
+
+
+def test_a_tool_function_that_raises_is_a_failed_call(session: prime_jupyter.Session, llm: ScriptedLLMServer) -> None:
+    def explode() -> str:
+        """Always fails."""
+        raise ValueError("no luck")
+
+    session.tool(explode)
+    llm.enqueue(ScriptedTurn(blocks=[ToolCall(name="explode")]), ScriptedTurn(blocks=[Text(text="it failed")]))
+    assert session.prompt("try it").text == "it failed" and "no luck" in json.dumps(llm.requests[-1].body)
+
+
+def test_in_a_notebook_tool_functions_run_on_the_shells_thread(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[ToolCall(name="where")]), ScriptedTurn(blocks=[Text(text="found it")]))
+    code = """\
+import threading
+from prime_jupyter import Session
+with Session() as helper:
+    @helper.tool
+    def where() -> str:
+        "Which thread runs this function."
+        return "the shell's" if threading.current_thread() is threading.main_thread() else "another"
+    print(helper.prompt("where do you run?").text)"""
+    assert kernel.run(code).text().strip() == "found it"
+    assert "the shell's" in json.dumps(llm.requests[-1].body)
