@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Literal
 from prime_jupyter.ai.abort import AbortSignal
 from prime_jupyter.ai.models import ThinkingLevel
 from prime_jupyter.ai.stream import close_http_clients
-from prime_jupyter.ai.types import AssistantMessage, ImageContent, TextContent, UserMessage
+from prime_jupyter.ai.types import ImageContent
 from prime_jupyter.connection.base import StreamingBehavior
 from prime_jupyter.connection.door import SessionMode
 from prime_jupyter.connection.extensions import LocalExtensions
@@ -57,6 +57,7 @@ from prime_jupyter.runtime.library import (
     open_manager,
     rename_saved,
 )
+from prime_jupyter.runtime.session_ops import export_target, fork_transcript, parse_thinking_level, seed_transcript
 from prime_jupyter.runtime.views import (
     branch_messages,
     connection_state,
@@ -226,12 +227,9 @@ class InProcessAgentConnection:
         self.session.set_model(self.session.registry.resolve(provider, model_id))
 
     async def set_thinking_level(self, level: str) -> None:
-        from prime_jupyter.ai.registry import parse_model_ref
-
-        ref = parse_model_ref(f"x/y:{level}")
-        if ref.thinking is None:
-            raise ValueError(f"unknown thinking level '{level}'")
-        self.session.set_thinking_level(ref.thinking)
+        parsed = parse_thinking_level(level)
+        if parsed is not None:
+            self.session.set_thinking_level(parsed)
 
     async def compact(self, custom_instructions: str | None = None) -> CompactResult:
         before = len(self.session.manager.entries)
@@ -246,17 +244,8 @@ class InProcessAgentConnection:
     async def new_session(
         self, seed_messages: list[SeedMessage] | None = None, after_replace: AfterReplace | None = None
     ) -> ReplacedResult:
-        manager = create_manager(self.session.manager.cwd, self._sessions_dir())
-        model = self.session.model
-        for seed in seed_messages or []:
-            if seed.role == "user":
-                manager.append_message(UserMessage(content=seed.text))
-            else:
-                manager.append_message(
-                    AssistantMessage(
-                        content=[TextContent(text=seed.text)], api=model.api, provider=model.provider, model=model.id
-                    )
-                )
+        manager = create_manager(self.session.cwd, self._sessions_dir())
+        seed_transcript(manager, seed_messages or [], self.session.model)
         return await self._replace(manager, after_replace)
 
     async def switch_session(self, session: str, after_replace: AfterReplace | None = None) -> ReplacedResult:
@@ -266,8 +255,7 @@ class InProcessAgentConnection:
     async def fork(
         self, entry_id: str, position: Literal["before", "at"] = "before", after_replace: AfterReplace | None = None
     ) -> ReplacedResult:
-        forked = self.session.manager.fork(entry_id, position, self._sessions_dir())
-        forked.manager.flush_now()
+        forked = fork_transcript(self.session, entry_id, position, self._sessions_dir())
         result = await self._replace(forked.manager, after_replace, selected_text=forked.selected_text)
         if forked.selected_text:
             self._emit(ClientSetEditorText(forked.selected_text))
@@ -294,7 +282,9 @@ class InProcessAgentConnection:
     async def export(self, fmt: Literal["html", "jsonl"] = "html", path: str | None = None) -> ExportResult:
         from prime_jupyter.runtime.export import export_session
 
-        target = await asyncio.to_thread(export_session, self.session.manager, fmt, path)
+        target = await asyncio.to_thread(
+            export_session, self.session.manager, fmt, export_target(self.session.cwd, path)
+        )
         return ExportResult(path=str(target), format=fmt)
 
     async def answer_question(self, question_id: str, answer: QuestionAnswer | None) -> bool:

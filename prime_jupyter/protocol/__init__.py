@@ -8,6 +8,9 @@ imports `protocol.events` on its hot path); import the modules you need:
   snapshot, command results), `connection_routes` (its HTTP routes and their event stream);
 - vocabulary (b), the language of the panel: `frames` (chat frames), `parts` (chat messages),
   `hydration` (transcript → chat messages), `questions`, `requests` (chat routes), `chat_commands`;
+  `mapper` (session events → chat frames);
+- `view`: the one conversation model (design.md D12), frames and session events folded into a typed
+  view state, the twin of the panel's `model.ts`;
 - `common`: the few models both use (model and session references, tree nodes, compact and export
   results), so that a headless run (`events`, `codec`, `snapshot`, `questions`) imports none of the
   panel's frames, requests or hydration;

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from prime_jupyter.agent.loop import LoopConfig, run_loop
@@ -95,6 +96,21 @@ class AgentSession:
     @property
     def is_running(self) -> bool:
         return self._run_task is not None and not self._run_task.done()
+
+    @property
+    def cwd(self) -> str:
+        """The working directory its transcript records (where the session was started)."""
+        return self.manager.cwd
+
+    @property
+    def transcript_path(self) -> Path | None:
+        """Its transcript file (which may not be written yet); None for an in-memory session."""
+        return self.manager.path
+
+    def save(self) -> None:
+        """Write the transcript now, even before its first answer (otherwise it is written with the first
+        assistant message), so that listings show it and it can be opened by id. No-op in memory."""
+        self.manager.flush_now()
 
     def messages(self) -> History:
         """The model context at the leaf (messages loaded from the transcript stay data until read)."""

@@ -17,11 +17,11 @@ from jupyter_server.extension.application import ExtensionApp
 from jupyter_server.utils import url_path_join
 from traitlets import Enum, Float, Int, Unicode
 
-from prime_jupyter.server.config import BridgeConfig
-from prime_jupyter.server.lazy import API_PATH, BRIDGE_SETTING, LazyRoutes
+from prime_jupyter.server.config import BRIDGE_SETTING, BridgeConfig
+from prime_jupyter.server.lazy import API_PATH, LazyRoutes
 
 if TYPE_CHECKING:
-    from prime_jupyter.server.bridge import PrimeBridge
+    from prime_jupyter.server.host.bridge import PrimeBridge
 
 __all__ = ["PrimeApp"]
 
@@ -75,14 +75,17 @@ class PrimeApp(ExtensionApp):
         """The bridge, made on first use."""
         if self._bridge is None:
             from prime_jupyter import gc_policy
-            from prime_jupyter.server.bridge import PrimeBridge
+            from prime_jupyter.kernel.server import ServerKernelLauncher
+            from prime_jupyter.server.host.bridge import PrimeBridge
 
             server = self.serverapp
             assert server is not None
             specs = getattr(server, "kernel_spec_manager", None)
+            kernels = getattr(server, "kernel_manager", None)
             self._bridge = PrimeBridge(
                 self.bridge_config(),
-                kernel_manager=getattr(server, "kernel_manager", None),
+                kernel_launcher=ServerKernelLauncher(kernels) if kernels is not None else None,
+                kernel_manager=kernels,
                 spec_lookup=specs.get_kernel_spec if specs is not None else None,
             )
             gc_policy.modules_loaded()

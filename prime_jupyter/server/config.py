@@ -9,7 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["BridgeConfig"]
+__all__ = ["BRIDGE_SETTING", "BridgeConfig"]
+
+BRIDGE_SETTING = "prime_bridge"
+"""Web-app setting holding a function that returns the bridge (made on first use, like the routes)."""
 
 
 @dataclass(frozen=True)

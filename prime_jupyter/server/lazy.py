@@ -16,11 +16,9 @@ from typing import Any
 from tornado import httputil, web
 from tornado.routing import Router
 
-__all__ = ["API_PATH", "BRIDGE_SETTING", "LazyRoutes"]
+__all__ = ["API_PATH", "LazyRoutes"]
 
 API_PATH = "prime/api/"
-BRIDGE_SETTING = "prime_bridge"
-"""Web-app setting holding a function that returns the bridge (made on first use, like the routes)."""
 
 RouteTable = list[tuple[str, type[web.RequestHandler]]]
 

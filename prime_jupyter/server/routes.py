@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from prime_jupyter.server.base import PrimeHandler
-from prime_jupyter.server.connection_handlers import connection_routes
-from prime_jupyter.server.handlers_chat import (
+from prime_jupyter.server.attach.handlers import connection_routes
+from prime_jupyter.server.chat.handlers import (
     ChatAbortHandler,
     ChatEventsHandler,
     ChatHandler,
@@ -12,13 +11,14 @@ from prime_jupyter.server.handlers_chat import (
     ChatQuestionHandler,
     ChatSessionHandler,
 )
-from prime_jupyter.server.handlers_sessions import (
+from prime_jupyter.server.chat.sessions import (
     ChatCommandHandler,
     ChatModelHandler,
     ChatModelsHandler,
     ChatSessionsHandler,
-    InfoHandler,
 )
+from prime_jupyter.server.http.base import PrimeHandler
+from prime_jupyter.server.info import InfoHandler
 
 __all__ = ["API_PREFIX", "Route", "chat_routes", "has_connection_routes", "route_table"]
 
@@ -44,7 +44,8 @@ def chat_routes() -> list[Route]:
 
 
 def has_connection_routes() -> bool:
-    """Whether the connection routes are installed (the `connection` capability)."""
+    """Whether the connection routes are installed: what `info.SERVED_CAPABILITIES` says as a constant
+    (`connection`), checked against the table by the tests."""
     return bool(connection_routes())
 
 

@@ -13,7 +13,10 @@ import httpx
 import pytest
 
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
+from prime_jupyter.testing.jsonl import json_lines, lines
 from prime_jupyter.testing.jupyter_process import ROOT, TOKEN, JupyterProcess, write_agent_dir
+
+pytestmark = pytest.mark.e2e  # `jupyter prime` runs as a subprocess
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +54,7 @@ def client_env(runtime_dir: Path) -> dict[str, str]:
 
 
 def session_of(done: subprocess.CompletedProcess[str]) -> str:
-    line = next(line for line in done.stderr.splitlines() if line.startswith("prime: session "))
+    line = next(line for line in lines(done.stderr) if line.startswith("prime: session "))
     return line.removeprefix("prime: session ")
 
 
@@ -83,7 +86,7 @@ def test_json_mode_streams_the_session_events(server: JupyterProcess, llm: Scrip
     )
     done = attach(server, "--model", "scripted/m1", "--mode", "json", "-p", "run it")
     assert done.returncode == 0, done.stderr
-    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    lines = json_lines(done.stdout)
     assert lines[0]["type"] == "session" and lines[0]["id"] == session_of(done)
     assert lines[1]["type"] == "agent_start" and lines[-1]["type"] == "agent_end"
     end = next(line for line in lines if line["type"] == "tool_execution_end")
@@ -175,4 +178,4 @@ def test_attach_imports_no_server_no_runtime_and_no_sdk(server: JupyterProcess, 
         [sys.executable, "-c", code], capture_output=True, text=True, env=client_env(server.runtime_dir), timeout=60
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[-1] == "0 []"
+    assert lines(done.stdout)[-1] == "0 []"

@@ -13,6 +13,9 @@ from pathlib import Path
 import pytest
 
 from prime_jupyter.testing import HttpError, ScriptedLLMServer, ScriptedTurn, Text, ToolCall
+from prime_jupyter.testing.jsonl import json_lines, lines
+
+pytestmark = pytest.mark.e2e  # `jupyter prime` runs as a subprocess
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -83,7 +86,7 @@ def test_json_mode_streams_events_and_tool_updates(agent_dir: Path, llm: Scripte
     )
     done = prime(agent_dir, "--model", "scripted/m1", "--tools", "bash,read", "--mode", "json", "-p", "run it")
     assert done.returncode == 0, done.stderr
-    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    lines = json_lines(done.stdout)
     assert lines[0]["type"] == "session" and lines[0]["id"]
     types = [line["type"] for line in lines[1:]]
     assert types[0] == "agent_start" and types[-1] == "agent_end"
@@ -158,9 +161,9 @@ def test_json_mode_starts_with_the_header_of_the_session_it_continues(agent_dir:
     first = prime(agent_dir, "--model", "scripted/m1", "--mode", "json", "-p", "first")
     second = prime(agent_dir, "-c", "--mode", "json", "-p", "second")
     assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
-    headers = [json.loads(done.stdout.splitlines()[0]) for done in (first, second)]
+    headers = [json_lines(done.stdout)[0] for done in (first, second)]
     (path,) = (agent_dir / "sessions").glob("*.jsonl")
-    assert headers[0] == headers[1] == json.loads(path.read_text().splitlines()[0])
+    assert headers[0] == headers[1] == json_lines(path.read_text())[0]
 
 
 def test_no_session_writes_nothing(agent_dir: Path, llm: ScriptedLLMServer) -> None:
@@ -185,7 +188,7 @@ def test_the_cli_imports_no_server_and_only_the_sdk_in_use(agent_dir: Path, llm:
     environment = {**os.environ, "PRIME_AGENT_DIR": str(agent_dir), "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().splitlines()[-1] == "['openai']"
+    assert lines(done.stdout)[-1] == "['openai']"
 
 
 def test_a_headless_run_leaves_the_chat_routes_vocabulary_unimported(agent_dir: Path, llm: ScriptedLLMServer) -> None:
@@ -199,7 +202,7 @@ def test_a_headless_run_leaves_the_chat_routes_vocabulary_unimported(agent_dir: 
     environment = {**os.environ, "PRIME_AGENT_DIR": str(agent_dir), "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment, timeout=60)
     assert done.returncode == 0, done.stderr
-    loaded = set(json.loads(done.stdout.strip().splitlines()[-1].replace("'", '"')))
+    loaded = set(json.loads(lines(done.stdout)[-1].replace("'", '"')))
     assert loaded.isdisjoint({"frames", "requests", "hydration", "parts", "chat_commands", "schema"}), loaded
 
 
@@ -212,7 +215,7 @@ def test_help_answers_without_importing_the_runtime(agent_dir: Path) -> None:
     environment = {**os.environ, "PRIME_AGENT_DIR": str(agent_dir), "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert "usage: jupyter prime" in done.stdout and done.stdout.strip().splitlines()[-1] == "False False"
+    assert "usage: jupyter prime" in done.stdout and lines(done.stdout)[-1] == "False False"
 
 
 def test_default_ipython_tool_runs_code_in_a_kernel(agent_dir: Path, llm: ScriptedLLMServer) -> None:
@@ -223,7 +226,7 @@ def test_default_ipython_tool_runs_code_in_a_kernel(agent_dir: Path, llm: Script
     )
     done = prime(agent_dir, "--model", "scripted/m1", "--mode", "json", "-p", "compute 6*7")
     assert done.returncode == 0, done.stderr
-    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    lines = json_lines(done.stdout)
     updates = [line for line in lines if line["type"] == "tool_execution_update"]
     streamed = [u["partialResult"]["content"][0]["text"] for u in updates if u["partialResult"]["content"]]
     assert any("tick 0" in text and "tick 2" not in text for text in streamed)  # output arrived while running
@@ -276,7 +279,7 @@ def test_an_undecodable_byte_in_the_prompt_is_kept_as_a_replacement_character(
     llm.enqueue(ScriptedTurn(blocks=[Text(text="got it")]), ScriptedTurn(blocks=[Text(text="still here")]))
     done = prime(agent_dir, "--model", "scripted/m1", "--mode", "json", "-p", "latin-1 caf\udce9")
     assert done.returncode == 0, done.stderr
-    user = next(json.loads(line) for line in done.stdout.splitlines() if '"message_end"' in line)
+    user = next(line for line in json_lines(done.stdout) if line["type"] == "message_end")
     assert "latin-1 caf\ufffd" in json.dumps(user["message"]["content"], ensure_ascii=False)
     again = prime(agent_dir, "--model", "scripted/m1", "-c", "-p", "and now?")
     assert again.returncode == 0 and again.stdout == "still here\n", again.stderr
@@ -303,7 +306,7 @@ def test_a_folder_whose_name_is_not_utf8_keeps_its_sessions(
     answer_then_pwd(llm, "answer-one-7f3")
     first = prime(agent_dir, "--model", "scripted/m1", "--mode", "json", "-p", "one", cwd=folder)
     assert first.returncode == 0, first.stderr
-    assert json.loads(first.stdout.splitlines()[0])["cwd"].endswith("/caf\ufffd")  # and stdout is UTF-8
+    assert json_lines(first.stdout)[0]["cwd"].endswith("/caf\ufffd")  # and stdout is UTF-8
     again = prime(agent_dir, "--model", "scripted/m1", "--tools", "bash", "-c", "-p", "two", cwd=folder)
     assert again.returncode == 0 and again.stdout == "done\n", again.stderr
     assert "answer-one-7f3" in json.dumps(llm.requests[1].body)
@@ -333,7 +336,7 @@ def test_a_session_whose_folder_is_gone_resumes_here_with_a_warning(
     here.mkdir()
     answer_then_pwd(llm, "noted")
     first = prime(agent_dir, "--model", "scripted/m1", "--mode", "json", "-p", "one", cwd=old)
-    session_id = json.loads(first.stdout.splitlines()[0])["id"]
+    session_id = json_lines(first.stdout)[0]["id"]
     old.rmdir()
     again = prime(agent_dir, "--model", "scripted/m1", "--tools", "bash", "-r", session_id[:8], "-p", "two", cwd=here)
     assert again.returncode == 0 and again.stdout == "done\n", again.stderr

@@ -14,6 +14,8 @@ from prime_jupyter.protocol.events import AgentEnd, AgentStart, MessageStart
 from prime_jupyter.protocol.snapshot import PromptResult
 from prime_jupyter.testing.fake_connection import FakeAgentConnection, async_return
 
+pytestmark = pytest.mark.e2e  # `jupyter prime` runs as a subprocess
+
 
 @pytest.fixture
 def collector_paused() -> Iterator[None]:

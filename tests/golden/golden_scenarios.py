@@ -4,6 +4,9 @@ The goldens are the contract the panel's unit tests parse too. A mapping change 
 `test_golden.py`; if the change is meant, regenerate them deliberately and review the diff:
 
     PYTHONPATH=. .venv/bin/python tests/golden/golden_scenarios.py
+
+The expected views of the streams (`golden_views.py`) and the mid-run hydrations (`golden_hydrations.py`)
+follow from the streams: regenerate them after the streams, then run the Python and the panel's tests.
 """
 
 from __future__ import annotations

@@ -8,30 +8,19 @@ import dataclasses
 import json
 
 import pytest
+from golden_hydrations import Recorder
 from golden_scenarios import SCENARIOS, SESSION_ID, golden_path, map_scenario, new_mapper
 from golden_views import view_path
 
-from prime_jupyter.ai.types import AssistantMessage, Message, Usage
-from prime_jupyter.protocol.events import (
-    AgentEnd,
-    AgentStart,
-    MessageEnd,
-    MessageStart,
-    QuestionAsked,
-    QuestionResolved,
-    QueueUpdate,
-    SessionEvent,
-    SessionInfoChanged,
-)
-from prime_jupyter.protocol.hydration import add_usage
-from prime_jupyter.protocol.questions import Question
-from prime_jupyter.protocol.snapshot import AttachSnapshot, ConnectionState
+from prime_jupyter.ai.types import Usage
+from prime_jupyter.protocol.events import SessionEvent
 from prime_jupyter.protocol.view import ViewFold, ViewState, apply_frames, empty_state
 from prime_jupyter.protocol.view.canonical import to_json
 
 
 def events_of(name: str) -> list[SessionEvent]:
-    """The scenario's events, each copied as it is emitted (a provider mutates its partial message)."""
+    """The scenario's events; the partial messages in them are as the scenario left them (a provider
+    mutates its partial message), so fold them as they are emitted, not from this list."""
     seen: list[SessionEvent] = []
     SCENARIOS[name](seen.append)
     return seen
@@ -52,61 +41,6 @@ def test_folding_the_events_equals_folding_the_frames_the_mapper_made(name: str)
 def test_folding_the_events_gives_the_expected_view_of_the_golden_stream(name: str) -> None:
     expected = json.loads(view_path(golden_path(name)).read_text(encoding="utf-8"))
     assert to_json(fold_events(name)) == expected["final"]
-
-
-class Recorder:
-    """What a session knows after each event, to take an attach snapshot between any two."""
-
-    def __init__(self) -> None:
-        self.running = False
-        self.messages: list[Message] = []
-        self.entry_ids: list[str] = []
-        self.streaming: AssistantMessage | None = None
-        self.questions: dict[str, Question] = {}
-        self.queue: tuple[list[str], list[str]] = ([], [])
-        self.name: str | None = None
-        self.usage = Usage()
-
-    def __call__(self, event: SessionEvent) -> None:
-        match event:
-            case AgentStart():
-                self.running = True
-            case AgentEnd():
-                self.running = False
-            case MessageStart(AssistantMessage() as message):
-                self.streaming = message
-            case MessageEnd(message, entry_id) if entry_id is not None:
-                self.messages.append(message.model_copy(deep=True))
-                self.entry_ids.append(entry_id)
-                if isinstance(message, AssistantMessage):
-                    self.streaming, self.usage = None, add_usage(self.usage, message.usage)
-            case QuestionAsked(question):
-                self.questions[question.id] = question
-            case QuestionResolved(question_id):
-                self.questions.pop(question_id, None)
-            case QueueUpdate(steering, follow_up):
-                self.queue = (list(steering), list(follow_up))
-            case SessionInfoChanged(name):
-                self.name = name
-
-    def snapshot(self) -> AttachSnapshot:
-        state = ConnectionState(
-            session_id=SESSION_ID,
-            cwd="/tmp",
-            session_name=self.name,
-            is_streaming=self.running,
-            steering=self.queue[0],
-            follow_up=self.queue[1],
-            usage=self.usage,
-        )
-        streaming = self.streaming.model_copy(deep=True) if self.streaming is not None else None
-        return AttachSnapshot(
-            state=state,
-            messages=list(self.messages),
-            entry_ids=list(self.entry_ids),
-            streaming_message=streaming,
-            pending_questions=list(self.questions.values()),
-        )
 
 
 def conversation(state: ViewState) -> dict[str, object]:

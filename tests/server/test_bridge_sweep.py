@@ -12,9 +12,9 @@ from prime_jupyter.ai.types import AssistantMessage, ToolCall, ToolResultMessage
 from prime_jupyter.protocol.frames import QuestionResolvedFrame
 from prime_jupyter.protocol.questions import Question
 from prime_jupyter.protocol.wire import dump_json
-from prime_jupyter.server.bridge import PrimeBridge
 from prime_jupyter.server.config import BridgeConfig
-from prime_jupyter.server.dialogs import RESTART_TEXT, StoredQuestions
+from prime_jupyter.server.host.bridge import PrimeBridge
+from prime_jupyter.server.host.dialogs import RESTART_TEXT, StoredQuestions
 from prime_jupyter.sessions.entries import MessageEntry
 from prime_jupyter.sessions.manager import SessionManager
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from prime_jupyter.server.feeds import Feed
+from prime_jupyter.server.http.feeds import Feed
 
 
 @pytest.mark.asyncio

@@ -15,6 +15,7 @@ from serverkit import Json, PrimeClient
 
 from prime_jupyter._version import __version__
 from prime_jupyter.protocol.version import CAP_CONNECTION, CAPABILITIES, PROTOCOL_VERSION, SCHEMA_REVISION
+from prime_jupyter.server.info import SERVED_CAPABILITIES
 from prime_jupyter.server.routes import has_connection_routes
 
 IDLE = {"ready": True, "starting": 0, "running": 0}
@@ -88,3 +89,8 @@ def test_importing_the_extension_stays_light() -> None:
     )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert json.loads(result.stdout) == []
+
+
+def test_the_served_capabilities_say_what_the_route_table_installs() -> None:
+    assert (CAP_CONNECTION in SERVED_CAPABILITIES) == has_connection_routes()
+    assert set(SERVED_CAPABILITIES) <= set(CAPABILITIES)

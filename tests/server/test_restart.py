@@ -11,7 +11,7 @@ from pathlib import Path
 
 from serverkit import Json, PrimeClient, ServerProcess, text_of
 
-from prime_jupyter.server.dialogs import RESTART_TEXT
+from prime_jupyter.server.host.dialogs import RESTART_TEXT
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, Thinking, ToolCall
 
 ASK = ToolCall(name="ask", arguments={"question": "Go on?", "kind": "confirm"})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from prime_jupyter.protocol.frames import NotifyFrame
-from prime_jupyter.server.ring import RingBuffer
+from prime_jupyter.server.host.ring import RingBuffer
 
 
 def filled(count: int, capacity: int = 5) -> RingBuffer:

@@ -1,4 +1,4 @@
-"""Which HTTP status and wire reason each error of the exception tree gets (`server/base.py`)."""
+"""Which HTTP status and wire reason each error of the exception tree gets (`server/http/base.py`)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from prime_jupyter.errors import (
     ToolError,
     TranscriptWriteError,
 )
-from prime_jupyter.server.base import ApiError, status_of
+from prime_jupyter.server.http.base import ApiError, status_of
 
 
 @pytest.mark.parametrize(

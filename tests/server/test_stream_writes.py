@@ -1,6 +1,6 @@
 """How the NDJSON stream reaches clients that are not the usual fast HTTP/1.1 reader.
 
-Frames of a chunked response are framed and sent on the socket by `server/streaming.py` itself,
+Frames of a chunked response are framed and sent on the socket by `server/http/streaming.py` itself,
 bypassing Tornado's write path; these tests hold it to what Tornado would have sent: a reader that
 stops reading while megabytes pile up, a client that resets its connection, an HTTP/1.0 client (no
 chunked encoding), a server that compresses its responses (Tornado gzips `text/event-stream`, not

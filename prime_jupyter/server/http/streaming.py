@@ -29,8 +29,8 @@ from tornado.iostream import IOStream, StreamClosedError
 from tornado.web import RequestHandler
 
 from prime_jupyter.protocol.framing import SSE_HEARTBEAT
-from prime_jupyter.server.feeds import Feed
-from prime_jupyter.server.ring import RingEntry
+from prime_jupyter.server.host.ring import RingEntry
+from prime_jupyter.server.http.feeds import Feed
 
 __all__ = ["NDJSON", "SSE", "ClientWriter", "begin_stream", "end_stream", "pump_ndjson", "pump_sse"]
 

@@ -1,4 +1,4 @@
-"""The routes around sessions: info, the session list (rename, delete), models, model switch, commands."""
+"""The chat routes around sessions: the session list (rename, delete), models, model switch, commands."""
 
 from __future__ import annotations
 
@@ -6,48 +6,20 @@ from jupyter_server.auth.decorator import authorized
 from pydantic import TypeAdapter
 from tornado import web
 
-from prime_jupyter._version import __version__
 from prime_jupyter.protocol.chat_commands import ChatCommandRequest, ChatNameCommand
 from prime_jupyter.protocol.requests import (
-    InfoResponse,
     OkResponse,
     RenameSessionRequest,
     SessionRequest,
     SessionsResponse,
     SetModelRequest,
 )
-from prime_jupyter.protocol.version import CAP_CONNECTION, CAPABILITIES, PROTOCOL_VERSION, SCHEMA_REVISION
-from prime_jupyter.server.base import ApiError, PrimeHandler, level_of
-from prime_jupyter.server.commands import run_command
+from prime_jupyter.server.chat.commands import run_command
+from prime_jupyter.server.http.base import ApiError, PrimeHandler, level_of
 
-__all__ = ["ChatCommandHandler", "ChatModelHandler", "ChatModelsHandler", "ChatSessionsHandler", "InfoHandler"]
+__all__ = ["ChatCommandHandler", "ChatModelHandler", "ChatModelsHandler", "ChatSessionsHandler"]
 
 COMMAND: TypeAdapter[ChatCommandRequest] = TypeAdapter(ChatCommandRequest)
-
-
-def capabilities(connection: bool) -> list[str]:
-    """What this server offers; the connection capability only when its routes are installed."""
-    return [c for c in CAPABILITIES if connection or c != CAP_CONNECTION]
-
-
-def _has_connection_routes() -> bool:
-    from prime_jupyter.server.routes import has_connection_routes  # routes imports this module
-
-    return has_connection_routes()
-
-
-class InfoHandler(PrimeHandler):
-    @web.authenticated
-    @authorized
-    async def get(self) -> None:
-        info = InfoResponse(
-            version=__version__,
-            protocol_version=PROTOCOL_VERSION,
-            schema_revision=SCHEMA_REVISION,
-            capabilities=capabilities(_has_connection_routes()),
-            kernel=self.bridge.kernels.status,
-        )
-        self.reply(info)
 
 
 class ChatSessionsHandler(PrimeHandler):

@@ -1,8 +1,8 @@
 """`KernelReadiness`: whether sessions in this server can get a kernel, as `GET info` reports it.
 
-Kernels come from the server's own kernel manager (the session factory is given
-`serverapp.kernel_manager`, and starts the session's kernel in the background as soon as the session
-exists: the prewarm). `GET info` says:
+Kernels come from the server's own kernel manager (the session factory is given a
+`ServerKernelLauncher` over `serverapp.kernel_manager`, and starts the session's kernel in the
+background as soon as the session exists: the prewarm). `GET info` says:
 
 - `ready`: a kernel can be had. The kernel spec was found (checked when the extension starts, on its
   first request) and the latest prewarm to finish did not fail; `reason` says why not.
@@ -20,7 +20,7 @@ from typing import Protocol, runtime_checkable
 
 from prime_jupyter.protocol.requests import KernelStatus
 
-__all__ = ["KernelReadiness", "SessionKernel", "SpecLookup", "session_kernel"]
+__all__ = ["KernelList", "KernelReadiness", "SessionKernel", "SpecLookup", "session_kernel"]
 
 log = logging.getLogger(__name__)
 
@@ -42,9 +42,13 @@ class SessionKernel(Protocol):
         ...
 
 
-@runtime_checkable
-class _KernelList(Protocol):
-    def list_kernel_ids(self) -> list[str]: ...
+class KernelList(Protocol):
+    """What readiness reads of the kernel manager the sessions' kernels come from
+    (`serverapp.kernel_manager`, an `AsyncMappingKernelManager`)."""
+
+    def list_kernel_ids(self) -> list[str]:
+        """The ids of the kernels it still has (one shut down elsewhere or culled is gone)."""
+        ...
 
 
 def session_kernel(session: object) -> SessionKernel | None:
@@ -55,13 +59,13 @@ def session_kernel(session: object) -> SessionKernel | None:
 
 class KernelReadiness:
     def __init__(
-        self, kernel_name: str, spec_lookup: SpecLookup | None = None, kernel_manager: object | None = None
+        self, kernel_name: str, spec_lookup: SpecLookup | None = None, kernel_manager: KernelList | None = None
     ) -> None:
         """`kernel_manager`: the manager the sessions' kernels come from (its kernel list says which are
         still there); None when they are started elsewhere."""
         self.kernel_name = kernel_name
         self._lookup = spec_lookup
-        self._manager = kernel_manager if isinstance(kernel_manager, _KernelList) else None
+        self._manager = kernel_manager
         self._spec_problem: str | None = "kernel readiness not checked yet"
         self._prewarm_problem: str | None = None
         self._kernels: dict[str, SessionKernel] = {}

@@ -1,10 +1,12 @@
-"""`PrimeBridge`: the live sessions of this server, and everything the chat routes ask of them.
+"""`PrimeBridge`: the live sessions of this server, and what both route families ask of them.
 
 One bridge per server (`PrimeApp` makes it). It opens sessions (new, or resumed from their transcript
 on first use), keeps each as a `LiveSession` (mapper, ring buffer, listeners), answers and persists
 their questions (`PendingDialogRegistry`), reports kernel readiness, and closes everything on
-shutdown. Sessions keep running when their clients go away. Transcript listing and other file work
-runs in threads; the event loop is never blocked on a directory scan.
+shutdown. The chat routes (`server.chat`) and the connection routes (`server.attach`) both go through
+it, so a session opened by one is the same live session for the other. Sessions keep running when
+their clients go away. Transcript listing and other file work runs in threads; the event loop is
+never blocked on a directory scan.
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ import logging
 import re
 from collections.abc import Coroutine
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from prime_jupyter.ai.models import THINKING_LEVELS, ThinkingLevel
+from prime_jupyter import gc_policy
+from prime_jupyter.ai.models import ThinkingLevel
 from prime_jupyter.ai.registry import ModelRegistry
-from prime_jupyter.ai.types import AssistantMessage, TextContent, UserMessage
 from prime_jupyter.connection.in_process import InProcessAgentConnection
 from prime_jupyter.errors import SessionNotFoundError
 from prime_jupyter.protocol.requests import (
@@ -25,21 +28,24 @@ from prime_jupyter.protocol.requests import (
     ModelInfo,
     ModelRef,
     ModelsResponse,
-    SeedMessage,
     SessionSummary,
 )
 from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.runtime.factory import SessionOptions, create_agent_session
+from prime_jupyter.runtime.session_ops import seed_session, thinking_level
 from prime_jupyter.runtime.views import model_infos
 from prime_jupyter.server.config import BridgeConfig
-from prime_jupyter.server.dialogs import PendingDialogRegistry
-from prime_jupyter.server.kernels import KernelReadiness, SpecLookup, session_kernel
-from prime_jupyter.server.live import LiveSession
-from prime_jupyter.server.views import saved_summary
+from prime_jupyter.server.host.dialogs import PendingDialogRegistry
+from prime_jupyter.server.host.kernels import KernelList, KernelReadiness, SpecLookup, session_kernel
+from prime_jupyter.server.host.live import LiveSession
+from prime_jupyter.server.host.summaries import saved_summary
 from prime_jupyter.sessions.listing import SessionInfo, delete_session, find_session, list_sessions, rename_session
 from prime_jupyter.sessions.manager import SessionManager
 
-__all__ = ["SESSION_ID", "PrimeBridge", "is_session_id", "thinking_level"]
+if TYPE_CHECKING:
+    from prime_jupyter.kernel.ops import KernelLauncher
+
+__all__ = ["SESSION_ID", "PrimeBridge", "is_session_id"]
 
 log = logging.getLogger(__name__)
 
@@ -51,17 +57,20 @@ def is_session_id(value: str) -> bool:
     return SESSION_ID.match(value) is not None
 
 
-def thinking_level(value: str) -> ThinkingLevel | None:
-    """The level named `value`, or None when it is not one."""
-    return next((level for level in THINKING_LEVELS if level == value), None)
-
-
 class PrimeBridge:
     def __init__(
-        self, config: BridgeConfig, kernel_manager: object | None = None, spec_lookup: SpecLookup | None = None
+        self,
+        config: BridgeConfig,
+        *,
+        kernel_launcher: KernelLauncher | None = None,
+        kernel_manager: KernelList | None = None,
+        spec_lookup: SpecLookup | None = None,
     ):
+        """`kernel_launcher` starts the sessions' kernels (`ServerKernelLauncher` over the server's kernel
+        manager; None: the runtime's own local launcher); `kernel_manager` is that same manager, whose
+        kernel list `GET info` counts; `spec_lookup` checks the kernel spec once."""
         self.config = config
-        self.kernel_manager = kernel_manager
+        self.kernel_launcher = kernel_launcher
         self.dialogs = PendingDialogRegistry(config.questions_dir)
         self.kernels = KernelReadiness(config.kernel_name, spec_lookup, kernel_manager)
         self._live: dict[str, LiveSession] = {}
@@ -121,7 +130,7 @@ class PrimeBridge:
             if live is not None:
                 return live
             info = await asyncio.to_thread(self._saved, session_id)
-            manager = await asyncio.to_thread(SessionManager.open, info.path)
+            manager = await asyncio.to_thread(_open_transcript, info.path)
             options = self._options(Path(manager.cwd), manager=manager)
             live = self._register(create_agent_session(options), options)
             await self.dialogs.reconcile(live)
@@ -133,8 +142,7 @@ class PrimeBridge:
         level = thinking_level(request.thinking_level) if request.thinking_level else None
         options = self._options(cwd, model=model, thinking=level)
         session = create_agent_session(options)
-        _seed(session, request.seed_messages)
-        session.manager.flush_now()
+        seed_session(session, request.seed_messages)
         return self._register(session, options)
 
     def _options(
@@ -152,7 +160,7 @@ class PrimeBridge:
             manager=manager,
             agent_dir=self.config.agent_dir,
             interactive=True,
-            kernel_manager=self.kernel_manager,
+            kernel_launcher=self.kernel_launcher,
             kernel_name=self.config.kernel_name,
             tool_timeout_s=self.config.tool_timeout_s,
             http_backend=self.config.http_backend,
@@ -228,7 +236,7 @@ class PrimeBridge:
         if live is not None:
             live.session.ui.cancel_all("shutdown")
             await self._dispose(live)
-            path = live.session.manager.path
+            path = live.session.transcript_path
         else:
             path = (await asyncio.to_thread(self._saved, session_id)).path
         if path is not None and path.exists():
@@ -263,14 +271,7 @@ def _model_infos(agent_dir: Path) -> list[ModelInfo]:
     return model_infos(ModelRegistry.load(agent_dir))
 
 
-def _seed(session: AgentSession, seeds: list[SeedMessage]) -> None:
-    """Start a new session with the messages a client brought along (capability `seed-messages`)."""
-    model = session.model
-    for seed in seeds:
-        if seed.role == "user":
-            session.manager.append_message(UserMessage(content=seed.text))
-        else:
-            text = [TextContent(text=seed.text)]
-            session.manager.append_message(
-                AssistantMessage(content=text, api=model.api, provider=model.provider, model=model.id)
-            )
+def _open_transcript(path: Path) -> SessionManager:
+    """A saved transcript, loaded as the bulk load it is (a long one is a million objects)."""
+    with gc_policy.bulk_load():
+        return SessionManager.open(path)

@@ -26,10 +26,9 @@ from prime_jupyter.protocol.chat_commands import (
     NameResult,
     TreeResult,
 )
-from prime_jupyter.runtime.views import session_view
-from prime_jupyter.server.live import LiveSession
+from prime_jupyter.runtime.session_ops import clone_transcript, export_format, export_target, fork_transcript
+from prime_jupyter.server.host.live import LiveSession
 from prime_jupyter.sessions.compaction import estimate_context_tokens
-from prime_jupyter.sessions.manager import SessionManager
 
 __all__ = ["run_command"]
 
@@ -43,24 +42,16 @@ async def run_command(live: LiveSession, command: ChatCommandRequest, sessions_d
         case ChatCompactCommand(instructions=instructions):
             return await connection.compact(instructions)
         case ChatForkCommand(entry_id=entry_id, position=position):
-            fork = live.session.manager.fork(entry_id, position, sessions_dir)
-            return ForkResult(session_id=_written(fork.manager), selected_text=fork.selected_text)
+            fork = fork_transcript(live.session, entry_id, position, sessions_dir)
+            return ForkResult(session_id=fork.session_id, selected_text=fork.selected_text)
         case ChatCloneCommand():
-            return ForkResult(session_id=_written(live.session.manager.clone(sessions_dir)))
+            return ForkResult(session_id=clone_transcript(live.session, sessions_dir).session_id)
         case ChatTreeCommand():
             return await _tree(live, command)
         case ChatExportCommand(path=path, format=fmt):
-            fmt = fmt or ("jsonl" if path and path.endswith(".jsonl") else "html")
-            target = str(Path(live.session.manager.cwd) / path) if path else None
-            return await connection.export(fmt, target)
+            return await connection.export(export_format(fmt, path), export_target(live.session.cwd, path))
         case ChatContextCommand():
             return _context(live)
-
-
-def _written(manager: SessionManager) -> str:
-    """Write a new transcript now, so the fork is listed and can be opened by id."""
-    manager.flush_now()
-    return manager.session_id
 
 
 async def _tree(live: LiveSession, command: ChatTreeCommand) -> TreeResult:
@@ -69,8 +60,8 @@ async def _tree(live: LiveSession, command: ChatTreeCommand) -> TreeResult:
         navigated = await live.connection.navigate_tree(command.entry_id, command.summarize)
         editor_text = navigated.editor_text
         live.history_changed()
-    manager = live.session.manager
-    return TreeResult(nodes=session_view(manager, None).nodes, leaf_id=manager.leaf_id, editor_text=editor_text)
+    view = await live.connection.get_session_view()
+    return TreeResult(nodes=view.nodes, leaf_id=view.leaf_id, editor_text=editor_text)
 
 
 def _context(live: LiveSession) -> ContextResult:

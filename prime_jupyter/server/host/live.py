@@ -25,7 +25,7 @@ from prime_jupyter.protocol.hydration import total_usage
 from prime_jupyter.protocol.mapper import EventMapper
 from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.runtime.views import branch_messages
-from prime_jupyter.server.ring import RingBuffer, RingEntry
+from prime_jupyter.server.host.ring import RingBuffer, RingEntry
 
 __all__ = ["EntryListener", "LiveSession"]
 

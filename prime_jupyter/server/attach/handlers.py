@@ -26,18 +26,13 @@ from prime_jupyter.protocol.connection_routes import (
 )
 from prime_jupyter.protocol.requests import ChatNewRequest
 from prime_jupyter.protocol.version import PROTOCOL_VERSION, SCHEMA_REVISION, is_compatible
-from prime_jupyter.server.base import ApiError, PrimeHandler, level_of
-from prime_jupyter.server.connection_commands import (
-    CommandContext,
-    resolve_cwd,
-    resolve_session,
-    run_connection_command,
-)
-from prime_jupyter.server.connection_log import ConnectionHub
-from prime_jupyter.server.connection_stream import Outbox, open_outbox, pump
-from prime_jupyter.server.handlers_sessions import capabilities
-from prime_jupyter.server.live import LiveSession
-from prime_jupyter.server.streaming import SSE, begin_stream, end_stream
+from prime_jupyter.server.attach.commands import CommandContext, resolve_session, run_connection_command
+from prime_jupyter.server.attach.event_log import ConnectionHub
+from prime_jupyter.server.attach.stream import Outbox, open_outbox, pump
+from prime_jupyter.server.host.live import LiveSession
+from prime_jupyter.server.http.base import ApiError, PrimeHandler, level_of
+from prime_jupyter.server.http.streaming import SSE, begin_stream, end_stream
+from prime_jupyter.server.info import SERVED_CAPABILITIES
 
 __all__ = [
     "ConnectionAttachHandler",
@@ -81,7 +76,7 @@ class ConnectionAttachHandler(_ConnectionHandler):
             version=__version__,
             protocol_version=PROTOCOL_VERSION,
             schema_revision=SCHEMA_REVISION,
-            capabilities=capabilities(True),
+            capabilities=list(SERVED_CAPABILITIES),
             snapshot=self.hub.log_for(live).snapshot(),
         )
         self.reply(response)
@@ -91,7 +86,7 @@ class ConnectionAttachHandler(_ConnectionHandler):
             return await resolve_session(self.bridge, request.session_id)
         level_of(request.thinking_level)
         new = ChatNewRequest(model=request.model, thinking_level=request.thinking_level)
-        return await self.bridge.create(new, resolve_cwd(self.bridge.config.root_dir, request.cwd))
+        return await self.bridge.create(new, self.request_cwd(request.cwd))
 
 
 class ConnectionCommandHandler(_ConnectionHandler):

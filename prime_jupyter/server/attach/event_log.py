@@ -1,6 +1,6 @@
 """`EventLog`: the session events of one live session, numbered and encoded once, for the connection routes.
 
-The chat routes number chat frames (`ring.py`); `HttpAgentConnection` wants the session events
+The chat routes number chat frames (`host.ring`); `HttpAgentConnection` wants the session events
 themselves (vocabulary (a), design.md D9), so each live session that a connection client attached to
 gets an event log too: it subscribes to the session's `InProcessAgentConnection`, encodes every event
 once (`codec.event_to_json`) into an SSE message with `id: <seq>`, keeps the last `capacity` of them
@@ -30,8 +30,8 @@ from prime_jupyter.protocol.codec import event_to_json
 from prime_jupyter.protocol.events import AgentEnd, MessageEnd, MessageStart, MessageUpdate, SessionEvent
 from prime_jupyter.protocol.snapshot import AttachSnapshot
 from prime_jupyter.runtime.views import snapshot
-from prime_jupyter.server.live import LiveSession
-from prime_jupyter.server.ring import RingEntry
+from prime_jupyter.server.host.live import LiveSession
+from prime_jupyter.server.host.ring import RingEntry
 
 __all__ = ["ConnectionHub", "EventLog", "LogEntry", "LogListener"]
 

@@ -1,4 +1,4 @@
-"""`TurnStream`: the frames one `POST chat` answers with (the recipe in `event_mapper`'s docstring).
+"""`TurnStream`: the frames one `POST chat` answers with (the recipe in `protocol.mapper`'s docstring).
 
 The stream listens before it sends, then forwards from the first `start` after the send through the
 `done` with that run id. A message that cannot start a run (busy, no API key) gets one `error` frame
@@ -15,9 +15,9 @@ import logging
 from prime_jupyter.ai.types import ImageContent
 from prime_jupyter.errors import BusyError, MissingApiKeyError, ModelNotFoundError, PrimeError
 from prime_jupyter.protocol.frames import DoneFrame, ErrorFrame, ErrorReason, StartFrame
-from prime_jupyter.server.feeds import Feed
-from prime_jupyter.server.live import LiveSession
-from prime_jupyter.server.ring import RingEntry, unsequenced
+from prime_jupyter.server.host.live import LiveSession
+from prime_jupyter.server.host.ring import RingEntry, unsequenced
+from prime_jupyter.server.http.feeds import Feed
 
 __all__ = ["TurnStream", "error_reason"]
 

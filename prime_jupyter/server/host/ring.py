@@ -6,7 +6,7 @@ or None when that cursor can no longer be served (it fell out of the ring, or it
 server process), and the client must refetch `chat/session`.
 
 Numbers are not reused across server processes. A ring starts numbering after the microsecond clock of
-its creation (as `connection_log.EventLog` does), and never below a number another ring of this process
+its creation (as `attach.event_log.EventLog` does), and never below a number another ring of this process
 handed out, so every number a ring of an earlier process gave (the server restarted and reopened the
 session) lies below the new ring's range, and an old `Last-Event-ID` gets `resync-required` instead of
 a replay from the wrong place. The numbers stay plain integers below 2**53 (until the year 2255), exact

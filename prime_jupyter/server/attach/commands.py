@@ -42,13 +42,14 @@ from prime_jupyter.protocol.commands import (
 from prime_jupyter.protocol.requests import ChatNewRequest, ModelRef
 from prime_jupyter.protocol.snapshot import OkResult, ReplacedResult, SessionsResult
 from prime_jupyter.protocol.wire import WireModel
-from prime_jupyter.server.base import ApiError
-from prime_jupyter.server.bridge import PrimeBridge
-from prime_jupyter.server.connection_log import ConnectionHub
-from prime_jupyter.server.live import LiveSession
+from prime_jupyter.runtime.session_ops import export_target, fork_transcript, resolve_cwd
+from prime_jupyter.server.attach.event_log import ConnectionHub
+from prime_jupyter.server.host.bridge import PrimeBridge
+from prime_jupyter.server.host.live import LiveSession
+from prime_jupyter.server.http.base import ApiError
 from prime_jupyter.sessions.listing import find_session
 
-__all__ = ["CommandContext", "resolve_cwd", "resolve_session", "run_connection_command"]
+__all__ = ["CommandContext", "resolve_session", "run_connection_command"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,14 +57,6 @@ class CommandContext:
     bridge: PrimeBridge
     hub: ConnectionHub
     live: LiveSession
-
-
-def resolve_cwd(root: Path, cwd: str | None) -> Path:
-    """A working directory a request names, relative to the server's root (as `chat/new` does)."""
-    path = (root / cwd).resolve() if cwd else root
-    if not path.is_dir():
-        raise ApiError(400, f"cwd: {cwd!r} is not a directory")
-    return path
 
 
 async def resolve_session(bridge: PrimeBridge, ref: str) -> LiveSession:
@@ -121,15 +114,14 @@ async def _run_session_command(ctx: CommandContext, command: Command) -> WireMod
         case ForkCommand(entry_id=entry_id, position=position):
             return await _fork(ctx, entry_id, position)
         case ListSessionsCommand(scope=scope):
-            cwd = ctx.live.session.manager.cwd if scope == "current" else None
+            cwd = ctx.live.session.cwd if scope == "current" else None
             return SessionsResult(sessions=await ctx.bridge.summaries(cwd))
         case RenameSessionCommand(name=name, session_id=session_id):
             await _rename(ctx, name, session_id)
         case DeleteSessionCommand(session_id=session_id):
             await _delete(ctx, session_id)
         case ExportCommand(format=fmt, path=path):
-            target = str(Path(ctx.live.session.manager.cwd) / path) if path else None
-            return await connection.export(fmt, target)
+            return await connection.export(fmt, export_target(ctx.live.session.cwd, path))
         case AnswerQuestionCommand(question_id=question_id, answer=answer):
             if not await connection.answer_question(question_id, answer):
                 raise ApiError(404, f"question {question_id} is no longer pending", "not-found")
@@ -149,7 +141,7 @@ def _replaced(ctx: CommandContext, live: LiveSession, selected_text: str | None 
 async def _new_session(ctx: CommandContext, command: NewSessionCommand) -> ReplacedResult:
     """A fresh session beside this one, with this one's model and thinking level (and cwd by default)."""
     session = ctx.live.session
-    cwd = resolve_cwd(ctx.bridge.config.root_dir, command.cwd) if command.cwd else Path(session.manager.cwd)
+    cwd = resolve_cwd(ctx.bridge.config.root_dir, command.cwd, default=Path(session.cwd))
     request = ChatNewRequest(
         model=ModelRef(provider=session.model.provider, id=session.model.id),
         thinking_level=session.thinking_level,
@@ -160,10 +152,8 @@ async def _new_session(ctx: CommandContext, command: NewSessionCommand) -> Repla
 
 async def _fork(ctx: CommandContext, entry_id: str, position: Literal["before", "at"]) -> ReplacedResult:
     """Write the fork as a new transcript (this session stays as it is) and open it."""
-    sessions_dir = ctx.bridge.config.sessions_dir
-    forked = ctx.live.session.manager.fork(entry_id, position, sessions_dir)
-    forked.manager.flush_now()
-    return _replaced(ctx, await ctx.bridge.get(forked.manager.session_id), forked.selected_text)
+    forked = fork_transcript(ctx.live.session, entry_id, position, ctx.bridge.config.sessions_dir)
+    return _replaced(ctx, await ctx.bridge.get(forked.session_id), forked.selected_text)
 
 
 async def _rename(ctx: CommandContext, name: str, session_id: str | None) -> None:

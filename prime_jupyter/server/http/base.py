@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 from jupyter_server.base.handlers import APIHandler
@@ -31,10 +32,11 @@ from prime_jupyter.errors import (
 from prime_jupyter.protocol.frames import ErrorReason
 from prime_jupyter.protocol.requests import ErrorBody
 from prime_jupyter.protocol.wire import dump_json
-from prime_jupyter.server.bridge import PrimeBridge, is_session_id, thinking_level
-from prime_jupyter.server.lazy import BRIDGE_SETTING
+from prime_jupyter.runtime.session_ops import parse_thinking_level, resolve_cwd
+from prime_jupyter.server.config import BRIDGE_SETTING
+from prime_jupyter.server.host.bridge import PrimeBridge, is_session_id
 
-__all__ = ["AUTH_RESOURCE", "BRIDGE_SETTING", "ApiError", "PrimeHandler", "level_of", "status_of"]
+__all__ = ["AUTH_RESOURCE", "ApiError", "PrimeHandler", "level_of", "status_of"]
 
 log = logging.getLogger(__name__)
 
@@ -78,12 +80,10 @@ _STATUSES: tuple[tuple[type[PrimeError], int, ErrorReason], ...] = (
 
 def level_of(value: str | None, field: str = "thinkingLevel") -> ThinkingLevel | None:
     """The thinking level a request names (None when it names none); 400 when it is not a level."""
-    if value is None:
-        return None
-    level = thinking_level(value)
-    if level is None:
-        raise ApiError(400, f"{field}: unknown thinking level {value!r}")
-    return level
+    try:
+        return parse_thinking_level(value, field)
+    except ValueError as exc:
+        raise ApiError(400, str(exc)) from None
 
 
 class PrimeHandler(APIHandler):
@@ -120,6 +120,13 @@ class PrimeHandler(APIHandler):
         if value is None:
             raise ApiError(400, "sessionId: a query argument is required")
         return value
+
+    def request_cwd(self, cwd: str | None) -> Path:
+        """The working directory a request names, relative to the server's root (400 when it is no directory)."""
+        try:
+            return resolve_cwd(self.bridge.config.root_dir, cwd)
+        except ValueError as exc:
+            raise ApiError(400, str(exc)) from None
 
     def optional_session_id(self) -> str | None:
         value = self.get_query_argument("sessionId", None)

@@ -14,9 +14,9 @@ from tornado.web import RequestHandler
 from prime_jupyter.protocol.frames import ConnectedFrame, ResyncRequiredFrame
 from prime_jupyter.protocol.framing import SSE_HEARTBEAT, encode_sse
 from prime_jupyter.protocol.version import CAPABILITIES, PROTOCOL_VERSION, SCHEMA_REVISION
-from prime_jupyter.server.connection_log import EventLog, LogEntry
-from prime_jupyter.server.feeds import Feed
-from prime_jupyter.server.streaming import ClientWriter
+from prime_jupyter.server.attach.event_log import EventLog, LogEntry
+from prime_jupyter.server.http.feeds import Feed
+from prime_jupyter.server.http.streaming import ClientWriter
 
 __all__ = ["Outbox", "open_outbox", "pump"]
 

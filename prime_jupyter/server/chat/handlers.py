@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-from pathlib import Path
 
 from jupyter_server.auth.decorator import authorized
 from tornado import web
@@ -21,13 +20,14 @@ from prime_jupyter.protocol.requests import (
     SessionRequest,
 )
 from prime_jupyter.protocol.version import CAPABILITIES, PROTOCOL_VERSION, SCHEMA_REVISION
-from prime_jupyter.server.base import ApiError, PrimeHandler, level_of
-from prime_jupyter.server.feeds import Feed
-from prime_jupyter.server.live import LiveSession
-from prime_jupyter.server.ring import RingEntry, unsequenced
-from prime_jupyter.server.streaming import NDJSON, SSE, begin_stream, end_stream, pump_ndjson, pump_sse
-from prime_jupyter.server.turn import TurnStream
-from prime_jupyter.server.views import chat_messages, live_summary, snapshot
+from prime_jupyter.server.chat.turn import TurnStream
+from prime_jupyter.server.chat.views import chat_messages, snapshot
+from prime_jupyter.server.host.live import LiveSession
+from prime_jupyter.server.host.ring import RingEntry, unsequenced
+from prime_jupyter.server.host.summaries import live_summary
+from prime_jupyter.server.http.base import ApiError, PrimeHandler, level_of
+from prime_jupyter.server.http.feeds import Feed
+from prime_jupyter.server.http.streaming import NDJSON, SSE, begin_stream, end_stream, pump_ndjson, pump_sse
 
 __all__ = [
     "ChatAbortHandler",
@@ -47,15 +47,8 @@ class ChatNewHandler(PrimeHandler):
     async def post(self) -> None:
         request = self.parse(ChatNewRequest)
         level_of(request.thinking_level)
-        live = await self.bridge.create(request, self._cwd(request.cwd))
-        self.reply(ChatNewResponse(session=live_summary(live), messages=chat_messages(live.session.manager)))
-
-    def _cwd(self, cwd: str | None) -> Path:
-        root = self.bridge.config.root_dir
-        path = (root / cwd).resolve() if cwd else root
-        if not path.is_dir():
-            raise ApiError(400, f"cwd: {cwd!r} is not a directory")
-        return path
+        live = await self.bridge.create(request, self.request_cwd(request.cwd))
+        self.reply(ChatNewResponse(session=live_summary(live), messages=await chat_messages(live)))
 
 
 class ChatHandler(PrimeHandler):

@@ -30,8 +30,8 @@ from prime_jupyter.ai.types import AssistantMessage, TextContent, ToolCall, Tool
 from prime_jupyter.protocol.frames import QuestionFrame, QuestionResolvedFrame
 from prime_jupyter.protocol.questions import Question
 from prime_jupyter.protocol.wire import WireModel, dump_json
-from prime_jupyter.server.live import LiveSession
-from prime_jupyter.server.ring import RingEntry
+from prime_jupyter.server.host.live import LiveSession
+from prime_jupyter.server.host.ring import RingEntry
 from prime_jupyter.sessions.entries import MessageEntry
 from prime_jupyter.sessions.manager import SessionManager
 

@@ -1,0 +1,175 @@
+"""Operations on a session that every host performs the same way, written once.
+
+Three hosts drive sessions: the server's chat routes (the panel), its connection routes
+(`HttpAgentConnection`), and `InProcessAgentConnection` (the terminal app, print mode, notebooks).
+Each used to write its own fork, seeding, cwd resolution, thinking-level parsing and export path,
+with small differences in meaning. These functions are the one meaning; what a host does with the
+result (a server opens a fork beside its source, an in-process connection replaces its session with
+it) stays the host's.
+
+Nothing here speaks HTTP: a value a user got wrong raises `ValueError` with a message naming it
+(a route answers it with a 400, a terminal prints it).
+
+| operation | function |
+|---|---|
+| thinking level from a name | `thinking_level`, `parse_thinking_level` |
+| working directory a request names | `resolve_cwd` |
+| first messages of a new session | `seed_transcript`, `seed_session` |
+| fork and clone into a new transcript | `fork_transcript`, `clone_transcript` |
+| where an export goes, in what format | `export_format`, `export_target` |
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, TypeAlias
+
+from prime_jupyter.ai.models import THINKING_LEVELS, Model, ThinkingLevel
+from prime_jupyter.ai.types import AssistantMessage, TextContent, UserMessage
+from prime_jupyter.runtime.agent_session import AgentSession
+from prime_jupyter.sessions.fork import ForkPosition
+from prime_jupyter.sessions.manager import SessionManager
+
+if TYPE_CHECKING:
+    from prime_jupyter.protocol.requests import SeedMessage  # the chat routes' models: not for a headless run
+
+__all__ = [
+    "ExportFormat",
+    "SavedTranscript",
+    "clone_transcript",
+    "export_format",
+    "export_target",
+    "fork_transcript",
+    "parse_thinking_level",
+    "resolve_cwd",
+    "seed_session",
+    "seed_transcript",
+    "thinking_level",
+]
+
+ExportFormat: TypeAlias = Literal["html", "jsonl"]
+
+
+# --- thinking levels ------------------------------------------------------------------------------
+
+
+def thinking_level(value: str) -> ThinkingLevel | None:
+    """The level named `value` (`"off"`, `"minimal"`, ... `"xhigh"`), or None when it names none."""
+    return next((level for level in THINKING_LEVELS if level == value), None)
+
+
+def parse_thinking_level(value: str | None, field: str | None = None) -> ThinkingLevel | None:
+    """The level a request names; None when it names none (`value` is None).
+
+    Raises `ValueError("<field>: unknown thinking level 'x'")` (without `field`: no prefix) when
+    `value` is not a level. Whether the session's model supports it is not checked here: the session
+    clamps it (`AgentSession.set_thinking_level`)."""
+    if value is None:
+        return None
+    level = thinking_level(value)
+    if level is None:
+        prefix = f"{field}: " if field else ""
+        raise ValueError(f"{prefix}unknown thinking level {value!r}")
+    return level
+
+
+# --- working directories --------------------------------------------------------------------------
+
+
+def resolve_cwd(root: Path, requested: str | None, default: Path | None = None) -> Path:
+    """The working directory a request names: `requested` relative to `root` (an absolute path stands
+    for itself) and resolved; when it names none, `default`, else `root`.
+
+    `root` is where a host starts sessions (a server's root directory, the terminal's cwd); `default`
+    the directory of the session the request comes from (a new session beside it), taken as it is.
+    Raises `ValueError("cwd: '...' is not a directory")` when the directory is not there. Blocking
+    (one `stat`)."""
+    if not requested and default is not None:
+        return default
+    path = (root / requested).resolve() if requested else root
+    if not path.is_dir():
+        raise ValueError(f"cwd: {requested!r} is not a directory")
+    return path
+
+
+# --- seeding --------------------------------------------------------------------------------------
+
+
+def seed_transcript(manager: SessionManager, seeds: Iterable[SeedMessage], model: Model) -> None:
+    """Append the messages a client brought along to a new transcript (capability `seed-messages`):
+    user seeds as user messages, assistant seeds as text answers of `model`.
+
+    For a host that makes the transcript before its session (an in-process connection replacing its
+    session); a host that already has the session calls `seed_session`."""
+    for seed in seeds:
+        if seed.role == "user":
+            manager.append_message(UserMessage(content=seed.text))
+        else:
+            text = [TextContent(text=seed.text)]
+            manager.append_message(
+                AssistantMessage(content=text, api=model.api, provider=model.provider, model=model.id)
+            )
+
+
+def seed_session(session: AgentSession, seeds: Iterable[SeedMessage]) -> None:
+    """Start a new session with seed messages, as its own model's answers, then write its transcript
+    at once, seeded or not, so that listings show it before its first answer."""
+    seed_transcript(session.manager, seeds, session.model)
+    session.save()
+
+
+# --- fork and clone -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SavedTranscript:
+    """A transcript written beside its source by a fork or a clone, not yet anyone's live session."""
+
+    manager: SessionManager
+    selected_text: str | None = None
+    """For a fork "before" a user message: that message's text, to pre-fill the editor."""
+
+    @property
+    def session_id(self) -> str:
+        return self.manager.session_id
+
+
+def fork_transcript(
+    session: AgentSession, entry_id: str, position: ForkPosition = "before", sessions_dir: Path | None = None
+) -> SavedTranscript:
+    """Write a new transcript holding the session's branch up to `entry_id` ("at") or up to its parent
+    ("before"), and return it; the session itself is left as it is (live, even streaming).
+
+    `sessions_dir` defaults to the session's own directory. Written at once, so the fork is listed and
+    can be opened by id. A server opens it beside its source (`chat/command fork` answers its id, the
+    connection's `fork` follows it); an in-process connection replaces its session with it. Raises
+    `SessionError` when `entry_id` is not on the transcript."""
+    forked = session.manager.fork(entry_id, position, sessions_dir)
+    forked.manager.flush_now()
+    return SavedTranscript(forked.manager, forked.selected_text)
+
+
+def clone_transcript(session: AgentSession, sessions_dir: Path | None = None) -> SavedTranscript:
+    """Write a new transcript holding the session's active branch (root → leaf), like `fork_transcript`."""
+    manager = session.manager.clone(sessions_dir)
+    manager.flush_now()
+    return SavedTranscript(manager)
+
+
+# --- export ---------------------------------------------------------------------------------------
+
+
+def export_format(requested: ExportFormat | None, path: str | None) -> ExportFormat:
+    """The format an export is written in: the one requested, else `jsonl` for a `.jsonl` path, else `html`."""
+    if requested is not None:
+        return requested
+    return "jsonl" if path and path.endswith(".jsonl") else "html"
+
+
+def export_target(cwd: str | Path, path: str | None) -> str | None:
+    """Where an export named `path` goes: relative to the session's working directory `cwd` (an absolute
+    path stands for itself); None when no path is named (`runtime.export.export_session` then writes
+    it beside the transcript)."""
+    return str(Path(cwd) / path) if path else None
