@@ -56,6 +56,7 @@ class ShellChannel:
         self._ready = threading.Condition()
         self._pumper: int | None = None
         self._in_call = False
+        self._user_stopped_call = False
         self._agent_interrupts = 0
         self._user_interrupts = 0
         self._on_interrupt: Callable[[], object] = lambda: None
@@ -99,8 +100,8 @@ class ShellChannel:
             pumper = self._pumper
             if not self._in_call or pumper is None or pumper != threading.main_thread().ident:
                 return False  # nothing runs, or signals cannot reach the pumping thread
-            if self._user_interrupts:
-                return False  # the user's interrupt stopped the code already: a second would hit what follows
+            if self._user_stopped_call:
+                return False  # the user's interrupt stopped this code already: a second would hit what follows
             self._agent_interrupts += 1
             signal.pthread_kill(pumper, signal.SIGINT)
             return True
@@ -190,7 +191,8 @@ class ShellChannel:
             return
         if not future.set_running_or_notify_cancel():
             return
-        self._in_call = True
+        with self._ready:
+            self._in_call, self._user_stopped_call = True, False
         try:
             future.set_result(job.work())
         except BaseException as error:
@@ -211,6 +213,7 @@ class ShellChannel:
                 self._agent_interrupts -= 1
                 return
             self._user_interrupts += 1
+            self._user_stopped_call = self._in_call
             first = self._user_interrupts == 1
         if first:
             self._on_interrupt()
@@ -255,7 +258,8 @@ class InProcessKernelOps:
                 result = self._shell.run_cell(code, store_history=self._store_history and not silent, silent=silent)
         finally:
             self._idle.set()
-        if isinstance(result.error_in_exec, KeyboardInterrupt) and self._channel is not None:
+        interrupted = (result.error_in_exec, result.error_before_exec)
+        if self._channel is not None and any(isinstance(e, KeyboardInterrupt) for e in interrupted):
             self._channel.note_keyboard_interrupt()
         count = result.execution_count if isinstance(result.execution_count, int) else None
         return ExecuteReply(status="ok" if result.success else "error", execution_count=count)

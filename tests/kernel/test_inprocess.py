@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import os
+import signal
 import threading
 from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
@@ -14,6 +16,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from kernelkit import status_of, text_of, tool_runner
 from traitlets.config import Config
 
+from prime_jupyter.agent.tool import AgentToolResult
 from prime_jupyter.ai.abort import AbortController
 from prime_jupyter.kernel.inprocess import InProcessLauncher, ShellChannel
 from prime_jupyter.kernel.ops import KernelError
@@ -126,3 +129,20 @@ def test_the_users_interrupt_calls_back_and_is_raised_once_the_run_is_over(
 def test_code_handed_over_while_nobody_pumps_fails_at_once(channel: ShellChannel) -> None:
     with pytest.raises(KernelError, match="only while a %%prime cell"):
         channel.call(lambda: 1).result(timeout=5)
+
+
+def test_after_the_users_interrupt_between_calls_the_time_limit_still_stops_code(
+    channel: ShellChannel, handed: IpythonKernelProvisioner
+) -> None:
+    """Regression: once the user had interrupted, the agent's own interrupts were no longer sent."""
+
+    results: list[AgentToolResult] = []
+
+    async def work() -> None:
+        channel.post(lambda: os.kill(os.getpid(), signal.SIGINT))  # lands on the pumping thread, between calls
+        results.append(await tool_runner(handed, timeout_s=0.3)("import time\nwhile True: time.sleep(0.01)"))
+
+    interrupted: list[bool] = []
+    with pytest.raises(KeyboardInterrupt):
+        _pumped(channel, work, on_interrupt=lambda: interrupted.append(True))
+    assert interrupted == [True] and "was interrupted; the kernel's state is kept" in text_of(results[0])

@@ -98,8 +98,10 @@ class Kernel:
     def run(self, code: str, timeout: float = 120) -> CellResult:
         return self.collect(self.submit(code), timeout)
 
-    def wait_for_output(self, msg_id: str, needle: str, seen: CellResult, timeout: float = 60) -> None:
-        """Read iopub messages of `msg_id` into `seen` until one's text contains `needle`."""
+    def wait_for_output(
+        self, msg_id: str, needle: str, seen: CellResult, timeout: float = 60, *, kind: str | None = None
+    ) -> None:
+        """Read iopub messages of `msg_id` into `seen` until one (of type `kind`) has `needle` in its text."""
         while True:
             try:
                 message = self.client.get_iopub_msg(timeout=timeout)
@@ -108,7 +110,7 @@ class Kernel:
             if message["parent_header"].get("msg_id") != msg_id:
                 continue
             seen.messages.append(message)
-            if needle in CellResult([message]).text():
+            if (kind is None or message["msg_type"] == kind) and needle in CellResult([message]).text():
                 return
 
     def shutdown(self) -> None:
