@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 from notebook_kit import Kernel, kernel_env
@@ -102,4 +104,17 @@ def test_fork_and_tools(kernel: Kernel, llm: ScriptedLLMServer) -> None:
     kernel.run("%%prime\nwhat tools do you have?")
     names = [tool["name"] for tool in sent(llm)["tools"]]  # type: ignore[attr-defined]
     assert names == ["read", "bash", "ask"]
+    assert "the password is swordfish" in json.dumps(sent(llm)["messages"])
+
+
+def test_a_notebook_session_opens_in_jupyter_prime_r(
+    kernel: Kernel, llm: ScriptedLLMServer, agent_home: Path, tmp_path: Path
+) -> None:
+    current = session_id(kernel)
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="from the terminal")]))
+    done = subprocess.run(
+        [sys.executable, "-m", "prime_jupyter.cli", "-r", current, "--tools", "read", "-p", "still there?"],
+        capture_output=True, text=True, timeout=120, env=kernel_env(agent_home), cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0 and done.stdout == "from the terminal\n", done.stderr
     assert "the password is swordfish" in json.dumps(sent(llm)["messages"])
