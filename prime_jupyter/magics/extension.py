@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from prime_jupyter.errors import PrimeError
 
 if TYPE_CHECKING:
+    from prime_jupyter.connection.base import AgentConnection
     from prime_jupyter.magics.api import Answer, Session
     from prime_jupyter.protocol.snapshot import ConnectionState, SessionsResult
 
@@ -166,7 +167,7 @@ class NotebookMagics:
         _markdown(_sessions_table(result, self.session.session_id))
 
     def status(self, _args: list[str]) -> None:
-        state: ConnectionState = self.session.call(lambda connection: connection.get_state())
+        state: ConnectionState = self.session.call(_state_with_usage)
         _markdown(_status_text(state, self.session.kernel))
 
     def export(self, args: list[str]) -> None:
@@ -193,6 +194,16 @@ _COMMANDS = {
     "status": NotebookMagics.status,
     "export": NotebookMagics.export,
 }
+
+
+async def _state_with_usage(connection: AgentConnection) -> ConnectionState:
+    """The state, with what the session cost so far when the connection does not say."""
+    state = await connection.get_state()
+    if state.usage is not None:
+        return state
+    from prime_jupyter.protocol.hydration import total_usage
+
+    return state.model_copy(update={"usage": total_usage((await connection.get_messages()).messages)})
 
 
 def _sessions_table(result: SessionsResult, current: str | None) -> str:

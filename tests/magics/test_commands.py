@@ -28,7 +28,7 @@ def session_id(kernel: Kernel) -> str:
 
 def test_status_names_the_model_and_the_kernel(kernel: Kernel) -> None:
     status = kernel.run("%prime status").text()
-    assert "`scripted/m1`" in status and "this notebook" in status
+    assert "`scripted/m1`" in status and "this notebook" in status and "**tokens** 0 in, 0 out" in status
 
 
 def test_new_sessions_and_resume(kernel: Kernel, llm: ScriptedLLMServer) -> None:
