@@ -27,7 +27,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Itera
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from prime_jupyter.ai.models import ThinkingLevel
+from prime_jupyter.ai.models import THINKING_LEVELS, ThinkingLevel
 from prime_jupyter.ai.types import AssistantMessage, Message
 from prime_jupyter.connection.base import AgentConnection
 from prime_jupyter.connection.types import ConnectionEvent, SessionEventReceived
@@ -357,6 +357,7 @@ class Session:
             return
         state = await old.get_state()
         self._model = f"{state.model.provider}/{state.model.id}" if state.model else self._model
+        self._thinking = next((level for level in THINKING_LEVELS if level == state.thinking_level), self._thinking)
         target = self._target("resume", state.session_file or state.session_id)
         self._connection = await connect(target, self._launcher(), self._custom_tools())
         await old.dispose()
