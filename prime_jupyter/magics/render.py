@@ -5,8 +5,9 @@ module only turns its state into blocks. Threads: `CellFold.apply` and `Throttle
 (the listener), `CellDisplay` on the shell's thread (display messages belong to the cell being run); the
 view state is immutable, so the shell reads whichever state is current.
 
-Each text part of the answer is one Markdown display, each tool call one compact collapsible block
-(updated when it ends); code the `ipython` tool runs in this kernel shows its own outputs between them.
+Each text part of the answer is one Markdown display; its thinking, and each tool call (updated when it
+ends), a compact collapsible block; code the `ipython` tool runs in this kernel shows its own outputs
+between them.
 Updates are throttled (`Throttle`, at most ~10 a second) however fast deltas come; structure (a new
 block, a tool that finished) is drawn at once, so a tool's block precedes the outputs of its code.
 """
@@ -25,13 +26,14 @@ from pydantic import JsonValue
 
 from prime_jupyter.protocol.events import SessionEvent
 from prime_jupyter.protocol.mapper import EventMapper
-from prime_jupyter.protocol.view import ErrorView, TextView, ToolView, ViewFold, ViewState
+from prime_jupyter.protocol.view import ErrorView, ReasoningView, TextView, ToolView, ViewFold, ViewState
 
 __all__ = ["Bundle", "CellDisplay", "CellFold", "Publisher", "Throttle"]
 
 Bundle: TypeAlias = dict[str, str]
 Change: TypeAlias = Literal["delta", "structure"] | None
-_Block: TypeAlias = TextView | ToolView | ErrorView | str
+_Part: TypeAlias = TextView | ReasoningView | ToolView | ErrorView
+_Block: TypeAlias = _Part | str
 """A part of the run's answer, or a line of the surface's own (a `str`)."""
 _UPDATE_INTERVAL_S = 0.1
 _MARKS = {"input-streaming": "…", "input-available": "…", "output-available": "✓", "output-error": "✗"}
@@ -67,12 +69,12 @@ class CellFold:
         return [*_parts(self._fold.state), *notes]
 
 
-def _parts(state: ViewState) -> list[TextView | ToolView | ErrorView]:
-    parts: list[TextView | ToolView | ErrorView] = []
+def _parts(state: ViewState) -> list[_Part]:
+    parts: list[_Part] = []
     for message in state.messages:
         if message.role != "assistant":
             continue
-        parts.extend(p for p in message.parts if isinstance(p, TextView | ToolView | ErrorView))
+        parts.extend(p for p in message.parts if isinstance(p, TextView | ReasoningView | ToolView | ErrorView))
         if message.stop_reason == "aborted" and not any(isinstance(p, ErrorView) for p in message.parts):
             parts.append(ErrorView("Aborted."))
     return parts
@@ -85,6 +87,13 @@ def _shape(state: ViewState) -> tuple[tuple[str, str], ...]:
 
 def _text_bundle(text: str) -> Bundle:
     return {"text/markdown": text, "text/plain": text}
+
+
+def _reasoning_bundle(reasoning: ReasoningView) -> Bundle:
+    """The model's thinking, collapsed."""
+    text = "(redacted)" if reasoning.redacted else reasoning.text
+    summary = "<details><summary><i>Thinking</i></summary>"
+    return {"text/html": f"{summary}<pre>{html.escape(text)}</pre></details>", "text/plain": f"[thinking] {text}"}
 
 
 def _tool_bundle(tool: ToolView, show_result: bool) -> Bundle:
@@ -172,6 +181,8 @@ class CellDisplay:
             return _text_bundle(f"*{block}*")
         if isinstance(block, TextView):
             return _text_bundle(block.text)
+        if isinstance(block, ReasoningView):
+            return _reasoning_bundle(block)
         if isinstance(block, ErrorView):
             return _text_bundle(f"*{block.message}*" if block.message == "Aborted." else f"*Error: {block.message}*")
         return _tool_bundle(block, not self._in_kernel)

@@ -6,7 +6,7 @@ import json
 
 from notebook_kit import Kernel
 
-from prime_jupyter.testing import HttpError, ScriptedLLMServer, ScriptedTurn, Text, ToolCall
+from prime_jupyter.testing import HttpError, ScriptedLLMServer, ScriptedTurn, Text, Thinking, ToolCall
 
 
 def request_text(llm: ScriptedLLMServer, index: int = -1) -> str:
@@ -135,3 +135,11 @@ def test_insert_puts_the_answers_code_in_a_new_cell_with_its_provenance(kernel: 
     assert code == "inserted = 3\nprint(inserted)" and payload["replace"] is False
     assert origin.startswith("# prime: session ") and "model scripted/m1" in origin and "entry None" not in origin
     assert "do not run it" in request_text(llm) and "NameError" in kernel.run("inserted").text()
+
+
+def test_thinking_shows_as_a_collapsed_block(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Thinking(text="weighing <options>"), Text(text="decided")]))
+    cell = kernel.run("%%prime\ndecide")
+    html = [m["content"]["data"].get("text/html", "") for m in cell.of_type("display_data", "update_display_data")]
+    assert any("<summary><i>Thinking</i></summary><pre>weighing &lt;options&gt;</pre>" in h for h in html)
+    assert "decided" in cell.text()
