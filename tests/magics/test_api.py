@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from notebook_kit import Kernel
+from notebook_kit import Kernel, kernel_env
 
 import prime_jupyter
 from prime_jupyter.protocol.events import AgentEnd, MessageUpdate, ToolExecutionEnd, ToolExecutionStart
@@ -30,7 +32,12 @@ def session(script_env: Path, tmp_path: Path) -> Iterator[prime_jupyter.Session]
         yield session
 
 
-def test_session_is_exported_lazily() -> None:
+def test_session_is_exported_lazily_and_imports_nothing_heavy() -> None:
+    probe = "import sys, prime_jupyter; prime_jupyter.Session; print(sorted(m for m in HEAVY if m in sys.modules))"
+    heavy = ("anthropic", "openai", "IPython", "jupyter_client", "textual", "tornado")
+    code = f"HEAVY = {heavy!r}\n{probe}"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=kernel_env(Path()))
+    assert done.stdout == "[]\n", done.stderr
     assert "Session" in prime_jupyter.__all__ and prime_jupyter.Session.__name__ == "Session"
 
 
