@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import json
+import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +20,12 @@ __all__ = ["AsyncPump", "export_notebook", "nothing", "running_shell", "session_
 
 
 class AsyncPump:
-    """Pumps an open channel from a coroutine on the calling thread's loop."""
+    """Pumps an open channel from a coroutine on the calling thread's loop.
+
+    While it runs handed-over work, SIGINT raises KeyboardInterrupt (as in a synchronous cell) rather
+    than whatever the loop's owner installed (ipykernel cancels an awaiting cell's task): so the stop
+    button and the agent's own interrupts stop the code that runs, and the channel counts them.
+    """
 
     def __init__(self, channel: ShellChannel) -> None:
         self._channel = channel
@@ -31,10 +39,24 @@ class AsyncPump:
         until.add_done_callback(lambda _: self.wake())
         while True:
             self._event.clear()
-            self._channel.drain()
+            with _interruptible():
+                self._channel.drain()
             if (stop is not None and stop()) or (until.done() and self._channel.idle):
                 return
             await self._event.wait()
+
+
+@contextlib.contextmanager
+def _interruptible() -> Iterator[None]:
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or previous is None:
+        yield  # signals reach the main thread only; a handler set outside Python cannot be put back
+        return
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def running_shell() -> object | None:

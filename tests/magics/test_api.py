@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from notebook_kit import Kernel, kernel_env
+from notebook_kit import CellResult, Kernel, kernel_env
 
 import prime_jupyter
 from prime_jupyter.protocol.events import AgentEnd, MessageUpdate, ToolExecutionEnd, ToolExecutionStart
@@ -205,3 +205,18 @@ with Session() as helper:
     print(helper.prompt("where do you run?").text)"""
     assert kernel.run(code).text().strip() == "found it"
     assert "the shell's" in json.dumps(llm.requests[-1].body)
+
+
+def test_interrupting_an_awaited_prompt_stops_the_code_it_runs(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    code = "import time\nprint('started', flush=True)\nfor _ in range(6000):\n    time.sleep(0.01)\nprint('finished')"
+    llm.enqueue(ScriptedTurn(blocks=[ToolCall(name="ipython", arguments={"code": code})]))
+    kernel.run("from prime_jupyter import Session\nawaited = Session()")
+    msg_id = kernel.submit("answer = await awaited.aprompt('run the long job')")
+    seen = CellResult()
+    kernel.wait_for_output(msg_id, "started", seen, kind="stream")
+    kernel.manager.interrupt_kernel()
+    rest = kernel.collect(msg_id)
+    assert rest.reply["ename"] == "KeyboardInterrupt" and "finished" not in rest.text()
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="after the interrupt")]))
+    assert kernel.run("print((await awaited.aprompt('again')).text)").text().strip() == "after the interrupt"
+    kernel.run("awaited.close()")
