@@ -63,10 +63,6 @@ class ShellChannel:
         self._wakeup: Callable[[], None] | None = None
 
     @property
-    def pumping(self) -> bool:
-        return self._pumper is not None
-
-    @property
     def on_pump_thread(self) -> bool:
         return self._pumper == threading.get_ident()
 
