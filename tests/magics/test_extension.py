@@ -143,3 +143,14 @@ def test_thinking_shows_as_a_collapsed_block(kernel: Kernel, llm: ScriptedLLMSer
     html = [m["content"]["data"].get("text/html", "") for m in cell.of_type("display_data", "update_display_data")]
     assert any("<summary><i>Thinking</i></summary><pre>weighing &lt;options&gt;</pre>" in h for h in html)
     assert "decided" in cell.text()
+
+
+def test_unloading_removes_the_magics_and_loading_again_starts_a_new_session(
+    kernel: Kernel, llm: ScriptedLLMServer
+) -> None:
+    assert kernel.run("%unload_ext prime_jupyter").status == "ok"
+    assert "not found" in kernel.run("%prime status").text()
+    assert kernel.run("%load_ext prime_jupyter").status == "ok"
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="fresh start")]))
+    assert "fresh start" in kernel.run("%%prime\nhello").text()
+    assert "hello" in request_text(llm) and "remember the word heron" not in request_text(llm)
