@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 import gc
+import subprocess
 import sys
 import types
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from prime_jupyter import gc_policy
 
+ROOT = Path(__file__).resolve().parents[1]
+
 
 @pytest.fixture(autouse=True)
 def collector_back_on() -> Iterator[None]:
+    """Each test starts with nothing pending (earlier tests' garbage is not frozen with it) and leaves the
+    collector on and nothing of its own frozen."""
+    gc.collect()
     yield
+    gc.unfreeze()
     gc.enable()
 
 
@@ -40,11 +48,20 @@ def test_freezing_happens_only_when_modules_were_imported() -> None:
         del sys.modules[name]
 
 
-def test_a_bulk_load_pauses_the_collector_and_restores_it() -> None:
+def test_a_bulk_load_pauses_the_collector_and_freezes_what_it_built() -> None:
     with gc_policy.bulk_load():
         assert not gc.isenabled()
-    assert gc.isenabled()
+        built = [[i] for i in range(1000)]  # lists are always tracked (a dict of atoms is not)
+        frozen = gc.get_freeze_count()
+    assert gc.isenabled() and gc.get_freeze_count() >= frozen + len(built)
     gc.disable()
     with gc_policy.bulk_load():
         pass
     assert not gc.isenabled()  # what it found, it leaves
+
+
+def test_only_the_policy_module_touches_the_collector() -> None:
+    found = subprocess.run(
+        ["grep", "-rln", "--include=*.py", r"\bgc\.", "prime_jupyter", "cli"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.split()
+    assert [p for p in found if not p.startswith("prime_jupyter/labextension/")] == ["prime_jupyter/gc_policy.py"]

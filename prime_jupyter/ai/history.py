@@ -1,7 +1,7 @@
 """A conversation held as models, as JSON data, or both: what providers convert and the loop extends.
 
-Providers build their requests from `MessageData`, a message's JSON form: the dict its transcript
-line holds (camelCase keys, `None` fields left out). A resumed session's messages arrive in that
+Providers build their requests from `MessageData` (`ai.data`), a message's JSON form: the dict its
+transcript line holds (camelCase keys, `None` fields left out). A resumed session's messages arrive in that
 form straight from the parsed transcript, and stay that way: building pydantic models for a
 22,000-entry history took longer than everything else about resuming it, and only the few messages
 something asks for as models (the last assistant message, for its usage) are ever validated. A
@@ -15,18 +15,16 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, TypeAlias, overload
+from typing import cast, overload
 
 from pydantic import TypeAdapter, ValidationError
 
+from prime_jupyter.ai.data import MessageData
 from prime_jupyter.ai.types import Message
 
-__all__ = ["History", "MalformedMessageError", "MessageData", "message_data", "messages_data"]
+__all__ = ["History", "MalformedMessageError", "message_data", "messages_data"]
 
 log = logging.getLogger(__name__)
-
-MessageData: TypeAlias = dict[str, Any]
-"""A message's JSON form, as its transcript line stores it."""
 
 
 class MalformedMessageError(ValueError):
@@ -40,7 +38,7 @@ def _message_adapter() -> TypeAdapter[Message]:
 
 def message_data(message: Message) -> MessageData:
     """The JSON form of a message model (the keys and values its transcript line has)."""
-    return message.model_dump(by_alias=True, exclude_none=True)
+    return cast(MessageData, message.model_dump(by_alias=True, exclude_none=True))
 
 
 def messages_data(messages: Sequence[Message]) -> Iterator[MessageData]:

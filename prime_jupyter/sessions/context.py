@@ -15,8 +15,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TypeAlias
 
-from prime_jupyter.ai.history import History, MessageData
+from prime_jupyter.ai.data import AssistantMessageData
+from prime_jupyter.ai.history import History
 from prime_jupyter.ai.types import AssistantMessage, Message, TextContent, ToolResultMessage, UserMessage
 from prime_jupyter.sessions.entries import (
     AgentMessage,
@@ -30,8 +32,8 @@ from prime_jupyter.sessions.entries import (
     ModelChangeEntry,
     RawEntry,
     ThinkingLevelChangeEntry,
-    id_of,
 )
+from prime_jupyter.sessions.tree import id_of, is_raw, parent_id_of
 
 __all__ = [
     "BRANCH_SUMMARY_PREFIX",
@@ -52,6 +54,10 @@ COMPACTION_SUMMARY_PREFIX = (
 COMPACTION_SUMMARY_SUFFIX = "\n</summary>"
 BRANCH_SUMMARY_PREFIX = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
 BRANCH_SUMMARY_SUFFIX = "\n</summary>"
+
+
+_ModelSource: TypeAlias = AssistantMessage | AssistantMessageData | ModelChangeEntry | None
+"""What names the model of a context: an assistant message (a model, or its data) or a model change."""
 
 
 @dataclass(frozen=True)
@@ -105,7 +111,8 @@ class ContextFold:
 
     `SessionManager` keeps one to answer `build_context()` without walking 22,000 entries again, and
     extends it with each entry appended under its leaf. A message entry still held as data
-    (`RawEntry`) adds its message as data, never validated here. The lists it holds are its own:
+    (`RawEntry`, told apart by the tree's `is_raw`) adds its message to the `History` as data, never
+    validated here. The lists it holds are its own:
     `context()` hands out copies.
     """
 
@@ -113,7 +120,7 @@ class ContextFold:
         self.leaf_id: str | None = None
         self._messages = History()
         self._entry_ids: list[str] = []
-        self._model_from: AssistantMessage | MessageData | ModelChangeEntry | None = None  # the latest to name it
+        self._model_from: _ModelSource = None  # the latest entry to name the model
         self._thinking_level: str | None = None
         self.straight = True
         """Whether every entry given to `follow` was the child of the one before."""
@@ -125,15 +132,14 @@ class ContextFold:
 
     def extend(self, entry: AnyEntry | RawEntry, path: Sequence[AnyEntry | RawEntry] = ()) -> bool:
         """Fold in a child of the leaf. A compaction needs `path`, root → the compaction: without it, False."""
-        if type(entry) is dict:  # a message entry loaded as data: a user, assistant or tool result message
-            message_data = entry["message"]
-            if message_data["role"] == "assistant":
-                self._model_from = message_data
-            self._messages.append_data(message_data)
+        if is_raw(entry):  # a message entry loaded as data: a user, assistant or tool result message
+            data = entry["message"]
+            if data["role"] == "assistant":
+                self._model_from = data
+            self._messages.append_data(data)
             self._entry_ids.append(entry["id"])
             self.leaf_id = entry["id"]
             return True
-        assert not isinstance(entry, dict)
         if isinstance(entry, MessageEntry):
             # Exact type tests for the common kinds: a failed isinstance() on a pydantic model class goes
             # through ABCMeta.__instancecheck__, several times the cost of a hit.
@@ -168,7 +174,7 @@ class ContextFold:
         Meant for the loader's `on_entry`: a transcript that is one straight branch gets its context in
         the same pass. At the first entry that is not, `straight` turns False and folding stops.
         """
-        if self.straight and (self.leaf_id != _parent_id(entry) or not self.extend(entry, so_far)):
+        if self.straight and (self.leaf_id != parent_id_of(entry) or not self.extend(entry, so_far)):
             self.straight = False
 
     def context(self, *, copy: bool = True) -> SessionContext:
@@ -184,11 +190,11 @@ class ContextFold:
         )
         self._messages, self._entry_ids = History([to_llm_message(summary)]), [entry.id]
         for kept in path[_index_of(path, entry.first_kept_entry_id, stop=at) : at]:
-            if type(kept) is dict:
+            if is_raw(kept):
                 self._messages.append_data(kept["message"])
                 self._entry_ids.append(kept["id"])
             else:
-                self._add(kept)  # type: ignore[arg-type]
+                self._add(kept)
         self.leaf_id = entry.id
 
     def _add(self, entry: AnyEntry) -> None:
@@ -198,19 +204,16 @@ class ContextFold:
             self._entry_ids.append(entry.id)
 
 
-def _parent_id(entry: AnyEntry | RawEntry) -> str | None:
-    return entry["parentId"] if type(entry) is dict else entry.parent_id  # type: ignore[union-attr]
-
-
-def _model_of(source: AssistantMessage | MessageData | ModelChangeEntry | None) -> tuple[str | None, str | None]:
+def _model_of(source: _ModelSource) -> tuple[str | None, str | None]:
+    if source is None:
+        return None, None
     if isinstance(source, AssistantMessage):
         return source.provider, source.model
     if isinstance(source, ModelChangeEntry):
         return source.provider, source.model_id
-    if isinstance(source, dict):
-        provider, model = source.get("provider"), source.get("model")
-        return (provider, model) if isinstance(provider, str) and isinstance(model, str) else (None, None)
-    return None, None
+    provider: str | None = source.get("provider")  # data, not validated: maybe not a string after all
+    model: str | None = source.get("model")
+    return (provider, model) if isinstance(provider, str) and isinstance(model, str) else (None, None)
 
 
 def _index_of(path: Sequence[AnyEntry | RawEntry], entry_id: str, stop: int) -> int:

@@ -15,7 +15,7 @@ verbatim by fork, and it never reaches the model.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any, ClassVar, Literal, TypeAlias
+from typing import Annotated, ClassVar, Literal, NotRequired, TypeAlias, TypedDict
 
 from pydantic import (
     BaseModel,
@@ -28,6 +28,7 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
+from prime_jupyter.ai.data import MessageData
 from prime_jupyter.ai.types import (
     AssistantMessage,
     TextContent,
@@ -57,9 +58,7 @@ __all__ = [
     "SessionInfoEntry",
     "ThinkingLevelChangeEntry",
     "UnknownEntry",
-    "id_of",
     "iso_now",
-    "parent_id_of",
 ]
 
 CURRENT_VERSION = 3
@@ -256,20 +255,18 @@ KNOWN_ENTRY_TYPES = frozenset(
 AnyEntry: TypeAlias = SessionEntry | UnknownEntry
 """What a loaded transcript holds: a known entry, or an opaque one kept for the tree."""
 
-RawEntry: TypeAlias = dict[str, Any]
-"""A message entry as its line parsed, its message not validated yet (see `store.load_transcript`).
 
-Its envelope (`id`, `parentId`, `timestamp`) has been checked and its message has the role of a
-provider message. The tree turns it into a `MessageEntry` when someone asks for the entry; the
-context reads its message as data (`ai.history`). Never changed in place.
-"""
+class RawEntry(TypedDict):
+    """A message entry as its line parsed, its message not validated yet (see `store.load_transcript`).
 
+    Its envelope (`id`, `parentId`, `timestamp`) has been checked and its message has the role of a
+    provider message. Only the tree and its accessors tell it from an entry (`tree.is_raw`): the tree
+    turns it into a `MessageEntry` when someone asks for the entry, and the context reads its message
+    as data (`ai.history`). Never changed in place.
+    """
 
-def id_of(entry: AnyEntry | RawEntry) -> str:
-    """The id of a loaded entry, whether still raw data or not."""
-    return entry["id"] if isinstance(entry, dict) else entry.id
-
-
-def parent_id_of(entry: AnyEntry | RawEntry) -> str | None:
-    """The parent id of a loaded entry, whether still raw data or not."""
-    return entry["parentId"] if isinstance(entry, dict) else entry.parent_id
+    type: Literal["message"]
+    id: str
+    parentId: str | None
+    timestamp: NotRequired[str]
+    message: MessageData

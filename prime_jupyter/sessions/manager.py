@@ -39,7 +39,6 @@ from prime_jupyter.sessions.ids import uuid7
 from prime_jupyter.sessions.store import (
     TranscriptWriter,
     encode_line,
-    gc_paused,
     load_transcript,
     session_file,
 )
@@ -110,9 +109,8 @@ class SessionManager:
         """Load an existing transcript; the leaf is its last entry."""
         file = Path(path).absolute()
         fold = ContextFold()  # folded while each entry is hot; only kept if the file is one straight branch
-        with gc_paused():
-            loaded = load_transcript(file, on_entry=fold.follow)
-            tree = SessionTree(loaded.entries, loaded.positions)
+        loaded = load_transcript(file, on_entry=fold.follow)
+        tree = SessionTree(loaded.entries, loaded.positions)
         manager = cls(loaded.header, tree, file, written=True, fsync=fsync, load_warnings=loaded.warnings)
         manager._fold = fold if fold.straight else None
         return manager

@@ -16,19 +16,21 @@ JSON it parsed to (a `RawEntry`, its envelope checked) until someone asks for th
 context reads its message as data (`ai.history`). Validating 22,000 of them into models was most of
 the time it took to resume such a session; now only what a front end shows or the runtime reads is.
 A message found malformed then is kept as an `UnknownEntry`, as it would have been when loading.
+
+Loading a long transcript builds hundreds of thousands of long-lived objects, which the cyclic garbage
+collector would rescan while they pile up; pausing it is the host's call (its "bulk load" moment), not
+this module's.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import gc
 import json
 import logging
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeGuard
@@ -45,7 +47,6 @@ from prime_jupyter.sessions.entries import (
     SessionEntry,
     SessionHeader,
     UnknownEntry,
-    id_of,
 )
 
 __all__ = [
@@ -54,7 +55,6 @@ __all__ = [
     "TranscriptWriter",
     "encode_line",
     "entry_from_data",
-    "gc_paused",
     "load_transcript",
     "session_file",
 ]
@@ -95,29 +95,6 @@ class LoadedTranscript:
     """The index of each entry in `entries`, by id."""
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Build many long-lived objects without the cyclic garbage collector rescanning them.
-
-    A 22,000-entry transcript is about a million tracked objects. With the collector running, the
-    growing heap is rescanned many times during the load, and once more by each young generation
-    afterwards (together about three quarters of the load time). So the collector is paused, and on
-    exit the objects are promoted straight to the oldest generation: `freeze()` + `unfreeze()` moves
-    every tracked object there without scanning (skipped if someone else froze objects on purpose).
-    Reference counting frees garbage as usual meanwhile.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if gc.get_freeze_count() == 0:
-            gc.freeze()
-            gc.unfreeze()
-        if was_enabled:
-            gc.enable()
-
-
 OnEntry = Callable[[AnyEntry | RawEntry, Sequence[AnyEntry | RawEntry]], None]
 """Called with each kept entry and every kept entry so far (it last)."""
 
@@ -135,8 +112,7 @@ def load_transcript(path: Path, on_entry: OnEntry | None = None) -> LoadedTransc
         with path.open("rb") as file:
             header = _parse_header(file.readline(), path)
             loaded = LoadedTranscript(header, [])
-            with gc_paused():
-                _parse_entries(file, loaded, on_entry)
+            _parse_entries(file, loaded, on_entry)
     except FileNotFoundError:
         raise SessionNotFoundError(f"no session file at {path}") from None
     except OSError as exc:
@@ -181,16 +157,16 @@ def _parse_entries(lines: Iterable[bytes], loaded: LoadedTranscript, on_entry: O
         entry: AnyEntry | RawEntry
         opaque = False
         if _is_raw_message_entry(raw):
-            entry = raw
+            entry, key = raw, raw["id"]
         else:
+            known: AnyEntry | None
             try:
-                entry = validate(raw)
+                known = validate(raw)
             except ValidationError as exc:
-                salvaged = _salvage(raw, number, exc, warnings)
-                if salvaged is None:
+                known, opaque = _salvage(raw, number, exc, warnings), True
+                if known is None:
                     continue
-                entry, opaque = salvaged, True
-        key = id_of(entry)
+            entry, key = known, known.id
         if key in positions:
             warnings.append(f"line {number}: duplicate entry id {key!r} skipped")
             continue

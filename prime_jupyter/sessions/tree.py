@@ -7,27 +7,44 @@ Links are kept as positions in file order (`id -> position`, `position -> parent
 latter built on the first walk), so walking a branch of 22,000 entries reads two compact lists
 instead of chasing entry objects scattered over a few hundred megabytes of heap (that walk was
 memory-bound: about a microsecond a step).
+
+A loaded transcript keeps its message entries as the JSON they parsed to (`RawEntry`, see
+`store.load_transcript`) until something asks for them. This module is the one place that tells such
+data from an entry: `is_raw`, `id_of` and `parent_id_of` are the accessors the context fold uses on
+the tree's items (`items_to`, and the loader's entries as they come); everything else gets entries.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from prime_jupyter.sessions.entries import (
-    AnyEntry,
-    LabelEntry,
-    RawEntry,
-    SessionInfoEntry,
-    id_of,
-    parent_id_of,
-)
+from prime_jupyter.sessions.entries import AnyEntry, LabelEntry, RawEntry, SessionInfoEntry
 from prime_jupyter.sessions.ids import new_entry_id
 from prime_jupyter.sessions.store import entry_from_data
 
-__all__ = ["SessionTree"]
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs
+
+__all__ = ["SessionTree", "id_of", "is_raw", "parent_id_of"]
 
 _NO_PARENT = -1
 _META = (LabelEntry, SessionInfoEntry)
+
+
+def is_raw(item: AnyEntry | RawEntry) -> TypeIs[RawEntry]:
+    """Whether a loaded item is still its parsed line (a message entry), not an entry model."""
+    return type(item) is dict  # exact type: an entry is never a dict, and a missed isinstance() is slow
+
+
+def id_of(item: AnyEntry | RawEntry) -> str:
+    """The id of a loaded item, whether still raw data or not."""
+    return item["id"] if type(item) is dict else item.id  # type: ignore[union-attr]
+
+
+def parent_id_of(item: AnyEntry | RawEntry) -> str | None:
+    """The parent id of a loaded item, whether still raw data or not."""
+    return item["parentId"] if type(item) is dict else item.parent_id  # type: ignore[union-attr]
 
 
 class SessionTree:
@@ -49,7 +66,7 @@ class SessionTree:
         self._children: dict[str | None, list[int]] | None = None
         self._labels: dict[str, str] = {}
         self._name: str | None = None
-        self._raw_left = any(type(item) is dict for item in self._items)
+        self._raw_left = any(type(item) is dict for item in self._items)  # `is_raw`, inlined
         for item in self._items:
             if type(item) in _META:  # exact types: a miss of isinstance() is slow; raw data is never one
                 self._note(item)  # type: ignore[arg-type]
@@ -78,9 +95,9 @@ class SessionTree:
 
     def _entry(self, pos: int) -> AnyEntry:
         item = self._items[pos]
-        if type(item) is dict:
+        if is_raw(item):
             item = self._items[pos] = entry_from_data(item)
-        return item  # type: ignore[return-value]
+        return item
 
     @property
     def entries(self) -> Sequence[AnyEntry]:

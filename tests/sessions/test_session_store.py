@@ -14,6 +14,7 @@ from prime_jupyter.errors import SessionError, SessionNotFoundError
 from prime_jupyter.sessions.entries import AnyEntry, MessageEntry, RawEntry, UnknownEntry
 from prime_jupyter.sessions.manager import SessionManager
 from prime_jupyter.sessions.store import TranscriptWriter, load_transcript
+from prime_jupyter.sessions.tree import id_of
 
 
 def _written_session(tmp_path: Path, *texts: str) -> SessionManager:
@@ -154,21 +155,18 @@ def test_writer_refuses_to_overwrite_an_existing_file(tmp_path: Path) -> None:
         TranscriptWriter(tmp_path / "f.jsonl").create([b"y\n"])
 
 
-def test_loading_leaves_the_garbage_collector_as_it_was(tmp_path: Path) -> None:
+def test_loading_leaves_the_garbage_collector_to_the_host(tmp_path: Path) -> None:
+    """Issue 12: no library module switches the collector; only the hosts' policy does."""
     path = _path(_written_session(tmp_path, "one"))
+    frozen = gc.get_freeze_count()
     SessionManager.open(path)
-    assert gc.isenabled()
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
     gc.disable()
     try:
         SessionManager.open(path)
         assert not gc.isenabled()
     finally:
         gc.enable()
-
-
-def _id(entry: AnyEntry | RawEntry) -> str:
-    """The id of a loaded entry, message entries being still their parsed JSON."""
-    return str(entry["id"]) if isinstance(entry, dict) else entry.id
 
 
 def test_each_kept_entry_is_seen_once_in_file_order_while_loading(tmp_path: Path) -> None:
@@ -180,11 +178,11 @@ def test_each_kept_entry_is_seen_once_in_file_order_while_loading(tmp_path: Path
     seen: list[tuple[str, str]] = []
 
     def note(entry: AnyEntry | RawEntry, so_far: Sequence[AnyEntry | RawEntry]) -> None:
-        seen.append((_id(entry), _id(so_far[-1])))
+        seen.append((id_of(entry), id_of(so_far[-1])))
 
     loaded = load_transcript(path, on_entry=note)
     kept = [e.id for e in manager.entries if e.id != manager.entries[1].id]
-    assert seen == [(entry_id, entry_id) for entry_id in kept] and [_id(e) for e in loaded.entries] == kept
+    assert seen == [(entry_id, entry_id) for entry_id in kept] and [id_of(e) for e in loaded.entries] == kept
     assert loaded.warnings == [
         "line 3: corrupt line skipped (not valid JSON)",
         f"line 6: duplicate entry id {manager.entries[0].id!r} skipped",

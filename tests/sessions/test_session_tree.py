@@ -2,8 +2,9 @@ from __future__ import annotations
 
 from session_factories import make_user
 
-from prime_jupyter.sessions.entries import LabelEntry, MessageEntry, SessionInfoEntry
-from prime_jupyter.sessions.tree import SessionTree
+from prime_jupyter.ai.types import UserMessage
+from prime_jupyter.sessions.entries import LabelEntry, MessageEntry, RawEntry, SessionInfoEntry
+from prime_jupyter.sessions.tree import SessionTree, id_of, is_raw, parent_id_of
 
 
 def entry(entry_id: str, parent_id: str | None) -> MessageEntry:
@@ -62,3 +63,20 @@ def test_branch_between_is_what_the_leaf_leaves_behind() -> None:
     tree = SessionTree([entry("a", None), entry("b", "a"), entry("c", "b"), entry("d", "a")])
     assert ids(tree.branch_between("c", "d")) == ["b", "c"]
     assert "c" in tree and tree.get("c") is tree.entries[2] and tree.new_id() not in tree
+
+
+def test_a_loaded_line_stays_data_until_asked_for_and_the_accessors_read_both_forms() -> None:
+    line: RawEntry = {
+        "type": "message",
+        "id": "b",
+        "parentId": "a",
+        "timestamp": "2026-01-02T03:04:05.678Z",
+        "message": {"role": "user", "content": "hi", "timestamp": 5},
+    }
+    tree = SessionTree([entry("a", None), line])
+    items = tree.items_to("b")
+    assert [is_raw(i) for i in items] == [False, True] and items[1] is line
+    assert [id_of(i) for i in items] == ["a", "b"] and [parent_id_of(i) for i in items] == [None, "a"]
+    read = tree.get("b")
+    assert isinstance(read, MessageEntry) and read.message == UserMessage(content="hi", timestamp=5)
+    assert not is_raw(tree.items_to("b")[1]) and line["message"] == {"role": "user", "content": "hi", "timestamp": 5}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from prime_jupyter.ai.history import MessageData
+from prime_jupyter.ai.data import ImageContentData, ToolResultMessageData
 from prime_jupyter.ai.providers._http import cached_client
 
 if TYPE_CHECKING:
@@ -33,12 +33,12 @@ def client_for(options: StreamOptions) -> openai.AsyncOpenAI:
     return cached_client(("openai", options.api_key, options.base_url, options.timeout_s), make, options.http_backend)
 
 
-def data_url(image: MessageData) -> str:
+def data_url(image: ImageContentData) -> str:
     """An image block as a `data:` URL."""
     return f"data:{image['mimeType']};base64,{image['data']}"
 
 
-def result_text(message: MessageData) -> str:
+def result_text(message: ToolResultMessageData) -> str:
     """A tool result's text for APIs whose tool output is a string."""
     content = message.get("content", ())
     text = "\n".join(block["text"] for block in content if block["type"] == "text")
@@ -47,5 +47,6 @@ def result_text(message: MessageData) -> str:
     return text or "(no output)"
 
 
-def result_images(message: MessageData) -> list[MessageData]:
+def result_images(message: ToolResultMessageData) -> list[ImageContentData]:
+    """A tool result's images, for APIs that take them only in a user message."""
     return [block for block in message.get("content", ()) if block["type"] == "image"]

@@ -7,15 +7,14 @@ already plain JSON. So the body is encoded once, in Rust, and handed to the SDK'
 raw `content`: auth headers, base URL, default and extra headers, timeouts and the mapping of error
 statuses to the SDK's exceptions all stay the SDK's, exactly as `create` would do them.
 
-The body is built and encoded with the cyclic garbage collector paused: it is a fresh tree of some
-hundred thousand dicts and lists without a cycle, which the collector would rescan again and again
-while it grows (that tripled the cost), and which reference counting frees right after encoding.
+The garbage collector is the host's business, not this module's: the body of a long session is a fresh
+tree of some hundred thousand dicts and lists that the collector would rescan while it grows, and a
+host that builds such bodies pauses it around them (its "bulk load" moment).
 """
 
 from __future__ import annotations
 
 import contextlib
-import gc
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -44,25 +43,19 @@ def encode_request(
     context: Context,
     options: OptionsT,
 ) -> bytes:
-    """`build(model, context, options)` encoded as the request body, the collector paused meanwhile.
+    """`build(model, context, options)` encoded as the request body.
 
     Messages a `History` holds as transcript data are not validated before they are converted. If
     converting them fails, the malformed ones are left out (see `History.drop_malformed`) and the body
     is built again; a failure with valid messages is a bug and is raised.
     """
-    was_enabled = gc.isenabled()
-    gc.disable()
     try:
-        try:
-            body = build(model, context, options)
-        except (KeyError, TypeError, AttributeError, IndexError, ValueError):
-            if not isinstance(context.messages, History) or not context.messages.drop_malformed():
-                raise
-            body = build(model, context, options)
-        return encode_body(body)
-    finally:
-        if was_enabled:
-            gc.enable()
+        body = build(model, context, options)
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError):
+        if not isinstance(context.messages, History) or not context.messages.drop_malformed():
+            raise
+        body = build(model, context, options)
+    return encode_body(body)
 
 
 def encode_body(body: Mapping[str, JsonValue]) -> bytes:

@@ -1,6 +1,6 @@
 """Provider-neutral clean-up of a conversation before it is converted to any wire format.
 
-It works on the messages' JSON form (`ai.history`), as every converter does:
+It works on the messages' JSON form (`ai.data`), as every converter does:
 
 - assistant messages that failed (`stopReason == "error"`) are left out: they were retried or reported;
 - an aborted assistant message keeps its text but loses unfinished tool calls;
@@ -15,7 +15,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from prime_jupyter.ai.history import MessageData
+from prime_jupyter.ai.data import (
+    AssistantContentData,
+    AssistantMessageData,
+    MessageData,
+    ToolCallData,
+    ToolResultMessageData,
+)
+from prime_jupyter.ai.types import StopReason
 
 __all__ = ["INTERRUPTED_RESULT", "normalize_messages", "safe_tool_id"]
 
@@ -37,20 +44,19 @@ def normalize_messages(messages: Iterable[MessageData]) -> Iterator[MessageData]
     A generator, so that a provider converts each message while it is still in the CPU's caches: on a
     long history that is a fifth of the conversion time.
     """
-    pending: dict[str, MessageData] = {}  # the calls of the latest assistant message still waiting for a result
+    pending: dict[str, ToolCallData] = {}  # the calls of the latest assistant message still waiting for a result
     for message in messages:
-        role = message["role"]
-        if role == "toolResult":
+        if message["role"] == "toolResult":
             if pending.pop(message["toolCallId"], None) is not None:
                 yield message
             continue
         if pending:
             yield from _interrupted(pending)
-        if role == "assistant":
+        if message["role"] == "assistant":
             cleaned = _clean_assistant(message)
             if cleaned is not None:
                 yield cleaned
-                for block in cleaned["content"]:
+                for block in cleaned.get("content", ()):
                     if block["type"] == "toolCall":
                         pending[block["id"]] = block
         else:
@@ -58,21 +64,22 @@ def normalize_messages(messages: Iterable[MessageData]) -> Iterator[MessageData]
     yield from _interrupted(pending)
 
 
-def _clean_assistant(message: MessageData) -> MessageData | None:
-    stop_reason = message.get("stopReason", "stop")
+def _clean_assistant(message: AssistantMessageData) -> AssistantMessageData | None:
+    stop_reason: StopReason = message.get("stopReason", "stop")
     if stop_reason == "error":
         return None
     if stop_reason != "aborted":
         return message
-    kept = [block for block in message["content"] if block["type"] != "toolCall"]
+    kept: list[AssistantContentData] = [block for block in message.get("content", ()) if block["type"] != "toolCall"]
     if not any(block["type"] == "text" and block["text"] for block in kept):
         return None
-    return {**message, "content": kept}
+    copy: AssistantMessageData = {**message, "content": kept}
+    return copy
 
 
-def _interrupted(pending: dict[str, MessageData]) -> list[MessageData]:
+def _interrupted(pending: dict[str, ToolCallData]) -> list[ToolResultMessageData]:
     """Error results for the calls still pending, which are then no longer pending."""
-    results: list[MessageData] = [
+    results: list[ToolResultMessageData] = [
         {
             "role": "toolResult",
             "toolCallId": call["id"],

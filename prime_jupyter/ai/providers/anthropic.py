@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING
 
 from pydantic import JsonValue
 
-from prime_jupyter.ai.history import MessageData, messages_data
+from prime_jupyter.ai.data import (
+    AssistantMessageData,
+    ImageContentData,
+    TextContentData,
+    ThinkingContentData,
+    ToolResultMessageData,
+    UserContentData,
+)
+from prime_jupyter.ai.history import messages_data
 from prime_jupyter.ai.models import Model, anthropic_effort, anthropic_thinking_budget
 from prime_jupyter.ai.providers._http import cached_client
 from prime_jupyter.ai.providers._request import encode_request, response_class, streamed
@@ -100,17 +108,16 @@ def _messages(messages: Sequence[Message]) -> list[JsonValue]:
     out: list[JsonValue] = []
     results: list[JsonValue] | None = None  # the content of the user message that collects adjacent tool results
     for message in normalize_messages(messages_data(messages)):
-        role = message["role"]
-        if role == "toolResult":
+        if message["role"] == "toolResult":
             if results is None:
                 results = []
                 out.append({"role": "user", "content": results})
             results.append(_tool_result(message))
             continue
-        if role == "assistant":
-            content = _assistant_content(message)
+        if message["role"] == "assistant":
+            role, content = "assistant", _assistant_content(message)
         else:
-            content = _user_content(message["content"])
+            role, content = "user", _user_content(message["content"])
         if content:
             out.append({"role": role, "content": content})
             results = None
@@ -131,30 +138,30 @@ def _mark_cache_point(out: list[JsonValue]) -> None:
             return
 
 
-def _image(block: MessageData) -> Json:
+def _image(block: ImageContentData) -> Json:
     return {"type": "image", "source": {"type": "base64", "media_type": block["mimeType"], "data": block["data"]}}
 
 
-def _user_content(content: str | list[MessageData]) -> list[JsonValue]:
+def _user_content(content: str | list[UserContentData]) -> list[JsonValue]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}] if content else []
     return [_text(b) if b["type"] == "text" else _image(b) for b in content if b["type"] != "text" or b["text"]]
 
 
-def _text(block: MessageData) -> Json:
+def _text(block: TextContentData) -> Json:
     """A text block as Anthropic has it: our own block when it has nothing more (the usual case)."""
-    return block if len(block) == 2 else {"type": "text", "text": block["text"]}
+    # At run time the block is a dict of JSON values; saying so with cast() would cost a call per block.
+    return block if len(block) == 2 else {"type": "text", "text": block["text"]}  # type: ignore[return-value]
 
 
-def _assistant_content(message: MessageData) -> list[JsonValue]:
+def _assistant_content(message: AssistantMessageData) -> list[JsonValue]:
     same_provider = message["api"] == "anthropic-messages"
     blocks: list[JsonValue] = []
-    for block in message["content"]:
-        kind = block["type"]
-        if kind == "text":
+    for block in message.get("content", ()):
+        if block["type"] == "text":
             if block["text"]:
                 blocks.append(_text(block))
-        elif kind == "toolCall":
+        elif block["type"] == "toolCall":
             blocks.append(
                 {
                     "type": "tool_use",
@@ -163,23 +170,24 @@ def _assistant_content(message: MessageData) -> list[JsonValue]:
                     "input": block.get("arguments", {}),
                 }
             )
-        elif kind == "thinking":
+        elif block["type"] == "thinking":
             converted = _thinking(block, same_provider)
             if converted is not None:
                 blocks.append(converted)
     return blocks
 
 
-def _thinking(block: MessageData, same_provider: bool) -> Json | None:
-    signature = block.get("thinkingSignature")
-    if same_provider and block.get("redacted") and signature:
+def _thinking(block: ThinkingContentData, same_provider: bool) -> Json | None:
+    signature: str | None = block.get("thinkingSignature")
+    redacted: bool = block.get("redacted", False)
+    if same_provider and redacted and signature:
         return {"type": "redacted_thinking", "data": signature}
     if same_provider and signature:
         return {"type": "thinking", "thinking": block["thinking"], "signature": signature}
     return {"type": "text", "text": f"<thinking>\n{block['thinking']}\n</thinking>"} if block["thinking"] else None
 
 
-def _tool_result(message: MessageData) -> Json:
+def _tool_result(message: ToolResultMessageData) -> Json:
     content: list[JsonValue] = [
         (_text(b) if b["text"] else {"type": "text", "text": "(empty)"}) if b["type"] == "text" else _image(b)
         for b in message.get("content", ())

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 from pydantic import JsonValue
 
-from prime_jupyter.ai.history import MessageData, messages_data
+from prime_jupyter.ai.data import AssistantMessageData, ImageContentData, UserContentData
+from prime_jupyter.ai.history import messages_data
 from prime_jupyter.ai.models import Model, openai_reasoning_effort
 from prime_jupyter.ai.providers._openai_common import client_for, data_url, result_images, result_text
 from prime_jupyter.ai.providers._request import encode_request, response_class, streamed
@@ -106,17 +107,16 @@ def build_request(model: Model, context: Context, options: StreamOptions) -> Jso
 
 def _messages(messages: Sequence[Message]) -> list[JsonValue]:
     out: list[JsonValue] = []
-    pending_images: list[MessageData] = []  # images of tool results, sent in a user message after them
+    pending_images: list[ImageContentData] = []  # images of tool results, sent in a user message after them
     for message in normalize_messages(messages_data(messages)):
-        role = message["role"]
-        if role == "toolResult":
+        if message["role"] == "toolResult":
             out.append({"role": "tool", "tool_call_id": message["toolCallId"], "content": result_text(message)})
             pending_images.extend(result_images(message))
             continue
         if pending_images:
             out.append(_image_message(pending_images))
             pending_images = []
-        if role == "assistant":
+        if message["role"] == "assistant":
             out.append(_assistant(message))
         else:
             out.append({"role": "user", "content": _user_content(message["content"])})
@@ -125,13 +125,13 @@ def _messages(messages: Sequence[Message]) -> list[JsonValue]:
     return out
 
 
-def _image_message(images: list[MessageData]) -> Json:
+def _image_message(images: list[ImageContentData]) -> Json:
     parts: list[JsonValue] = [{"type": "text", "text": "Images returned by the tool calls above:"}]
     parts.extend({"type": "image_url", "image_url": {"url": data_url(i)}} for i in images)
     return {"role": "user", "content": parts}
 
 
-def _user_content(content: str | list[MessageData]) -> JsonValue:
+def _user_content(content: str | list[UserContentData]) -> JsonValue:
     if isinstance(content, str):
         return content
     return [
@@ -142,20 +142,19 @@ def _user_content(content: str | list[MessageData]) -> JsonValue:
     ]
 
 
-def _assistant(message: MessageData) -> Json:
-    content = message["content"]
+def _assistant(message: AssistantMessageData) -> Json:
+    content = message.get("content", ())
     text = "".join(b["text"] for b in content if b["type"] == "text")
     out: Json = {"role": "assistant", "content": text or None}
-    calls = [b for b in content if b["type"] == "toolCall"]
+    calls: list[JsonValue] = []
+    for c in content:
+        if c["type"] == "toolCall":
+            arguments: dict[str, JsonValue] = c.get("arguments", {})  # typed, so that mypy checks the key
+            calls.append(
+                {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": json.dumps(arguments)}}
+            )
     if calls:
-        out["tool_calls"] = [
-            {
-                "id": c["id"],
-                "type": "function",
-                "function": {"name": c["name"], "arguments": json.dumps(c.get("arguments", {}))},
-            }
-            for c in calls
-        ]
+        out["tool_calls"] = calls
     return out
 
 

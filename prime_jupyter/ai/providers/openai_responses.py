@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 from pydantic import JsonValue
 
-from prime_jupyter.ai.history import MessageData, messages_data
+from prime_jupyter.ai.data import AssistantMessageData, UserContentData
+from prime_jupyter.ai.history import messages_data
 from prime_jupyter.ai.models import Model, openai_reasoning_effort
 from prime_jupyter.ai.providers._openai_common import client_for, data_url, result_images, result_text
 from prime_jupyter.ai.providers._request import encode_request, response_class, streamed
@@ -67,10 +68,9 @@ def build_request(model: Model, context: Context, options: StreamOptions) -> Jso
 def _input(messages: Sequence[Message]) -> list[JsonValue]:
     items: list[JsonValue] = []
     for message in normalize_messages(messages_data(messages)):
-        role = message["role"]
-        if role == "assistant":
+        if message["role"] == "assistant":
             items.extend(_assistant_items(message))
-        elif role == "toolResult":
+        elif message["role"] == "toolResult":
             items.append(
                 {"type": "function_call_output", "call_id": message["toolCallId"], "output": result_text(message)}
             )
@@ -84,7 +84,7 @@ def _input(messages: Sequence[Message]) -> list[JsonValue]:
     return items
 
 
-def _user_parts(content: str | list[MessageData]) -> list[JsonValue]:
+def _user_parts(content: str | list[UserContentData]) -> list[JsonValue]:
     if isinstance(content, str):
         return [{"type": "input_text", "text": content}]
     return [
@@ -95,19 +95,20 @@ def _user_parts(content: str | list[MessageData]) -> list[JsonValue]:
     ]
 
 
-def _assistant_items(message: MessageData) -> list[JsonValue]:
+def _assistant_items(message: AssistantMessageData) -> list[JsonValue]:
     items: list[JsonValue] = []
-    for block in message["content"]:
-        kind = block["type"]
-        if kind == "text" and block["text"]:
-            items.append({"role": "assistant", "content": [{"type": "output_text", "text": block["text"]}]})
-        elif kind == "toolCall":
+    for block in message.get("content", ()):
+        if block["type"] == "text":
+            if block["text"]:
+                items.append({"role": "assistant", "content": [{"type": "output_text", "text": block["text"]}]})
+        elif block["type"] == "toolCall":
+            arguments: dict[str, JsonValue] = block.get("arguments", {})  # typed, so that mypy checks the key
             items.append(
                 {
                     "type": "function_call",
                     "call_id": block["id"],
                     "name": block["name"],
-                    "arguments": json.dumps(block.get("arguments", {})),
+                    "arguments": json.dumps(arguments),
                 }
             )
     return items
