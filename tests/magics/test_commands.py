@@ -118,3 +118,12 @@ def test_a_notebook_session_opens_in_jupyter_prime_r(
     )  # fmt: skip
     assert done.returncode == 0 and done.stdout == "from the terminal\n", done.stderr
     assert "the password is swordfish" in json.dumps(sent(llm)["messages"])
+
+
+def test_a_missing_api_key_is_a_message_in_the_cell(kernel: Kernel) -> None:
+    kernel.run("%prime model anthropic/claude-sonnet-5-5")
+    try:
+        cell = kernel.run("%%prime\nhello")
+        assert cell.status == "ok" and "ANTHROPIC_API_KEY" in cell.text() and "Traceback" not in cell.text()
+    finally:
+        kernel.run("%prime model scripted/m1")
