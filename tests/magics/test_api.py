@@ -89,6 +89,7 @@ def test_export_writes_the_transcript(session: prime_jupyter.Session, llm: Scrip
     assert "exported answer" in session.export("jsonl").read_text()
 
 
+@pytest.mark.e2e
 def test_in_a_notebook_the_api_works_in_the_kernels_namespace(kernel: Kernel, llm: ScriptedLLMServer) -> None:
     llm.enqueue(
         ScriptedTurn(blocks=[ToolCall(name="ipython", arguments={"code": "made_by_sync = 21"})]),
@@ -192,6 +193,7 @@ def test_a_tool_function_that_raises_is_a_failed_call(session: prime_jupyter.Ses
     assert session.prompt("try it").text == "it failed" and "no luck" in json.dumps(llm.requests[-1].body)
 
 
+@pytest.mark.e2e
 def test_in_a_notebook_tool_functions_run_on_the_shells_thread(kernel: Kernel, llm: ScriptedLLMServer) -> None:
     llm.enqueue(ScriptedTurn(blocks=[ToolCall(name="where")]), ScriptedTurn(blocks=[Text(text="found it")]))
     code = """\
@@ -207,6 +209,7 @@ with Session() as helper:
     assert "the shell's" in json.dumps(llm.requests[-1].body)
 
 
+@pytest.mark.e2e
 def test_interrupting_an_awaited_prompt_stops_the_code_it_runs(kernel: Kernel, llm: ScriptedLLMServer) -> None:
     code = "import time\nprint('started', flush=True)\nfor _ in range(6000):\n    time.sleep(0.01)\nprint('finished')"
     llm.enqueue(ScriptedTurn(blocks=[ToolCall(name="ipython", arguments={"code": code})]))

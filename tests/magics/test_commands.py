@@ -9,9 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from notebook_kit import Kernel, kernel_env
 
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
+
+pytestmark = pytest.mark.e2e  # the product runs in a kernel process the test drives
 
 
 def sent(llm: ScriptedLLMServer) -> dict[str, object]:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from notebook_kit import Kernel
 
 from prime_jupyter.testing import HttpError, ScriptedLLMServer, ScriptedTurn, Text, Thinking, ToolCall
+
+pytestmark = pytest.mark.e2e  # the product runs in a kernel process the test drives
 
 
 def request_text(llm: ScriptedLLMServer, index: int = -1) -> str:

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from notebook_kit import CellResult, Kernel
 
 from prime_jupyter.sessions.manager import SessionManager
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
+
+pytestmark = pytest.mark.e2e  # the product runs in a kernel process the test drives
 
 LONG_CODE = "import time\nprint('started', flush=True)\nfor _ in range(6000):\n    time.sleep(0.01)\nprint('finished')"
 

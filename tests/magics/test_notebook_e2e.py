@@ -12,6 +12,8 @@ from notebook_kit import kernel_env
 
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
 
+pytestmark = pytest.mark.e2e  # the product runs in a kernel process the test drives
+
 FIT = """\
 xs, ys = [r["x"] for r in clean], [r["y"] for r in clean]
 n, mx, my = len(xs), sum(xs) / len(xs), sum(ys) / len(ys)

@@ -5,9 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import nbformat
+import pytest
 from notebook_kit import Kernel
 
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
+
+pytestmark = pytest.mark.e2e  # the product runs in a kernel process the test drives
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 DRAW = f"""\
