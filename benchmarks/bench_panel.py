@@ -36,8 +36,8 @@ from prime_jupyter.sessions.manager import SessionManager
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests" / "browser"))
-from browserkit import CHROMIUM, browser_missing, start_lab, write_agent_dir  # noqa: E402
+sys.path.insert(0, str(ROOT / "tests"))
+from kit.browser import CHROMIUM, browser_missing, start_lab, write_agent_dir  # noqa: E402
 
 DRIVER = Path(__file__).resolve().parent / "panel" / "bench.mjs"
 STREAM_DELTAS = 20_000

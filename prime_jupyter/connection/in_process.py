@@ -33,6 +33,7 @@ from prime_jupyter.connection.types import (
     SessionReplaced,
 )
 from prime_jupyter.errors import SessionError
+from prime_jupyter.kernel.ops import KernelLauncher
 from prime_jupyter.protocol.common import CompactResult, ExportResult, ModelRef, session_name
 from prime_jupyter.protocol.events import SessionEvent
 from prime_jupyter.protocol.questions import QuestionAnswer
@@ -58,6 +59,7 @@ from prime_jupyter.runtime.library import (
     rename_saved,
 )
 from prime_jupyter.runtime.session_ops import export_target, fork_transcript, parse_thinking_level, seed_transcript
+from prime_jupyter.runtime.tool_set import AnyTool
 from prime_jupyter.runtime.views import (
     branch_messages,
     connection_state,
@@ -98,6 +100,11 @@ class LocalTarget:
     http_backend: Literal["auto", "httpx", "aiohttp"] = "auto"
     """The HTTP stack under the provider SDKs ("auto": aiohttp when installed, as it costs less per
     request and per streamed delta)."""
+    kernel_launcher: KernelLauncher | None = None
+    """Where the `ipython` tool's kernel comes from (a notebook passes its own shell); None: a kernel of
+    this process's own."""
+    extra_tools: tuple[AnyTool, ...] = ()
+    """Tools of the caller's own (`prime_jupyter.Session.tool`), besides the named ones."""
 
     def options(self) -> SessionOptions:
         return SessionOptions(
@@ -113,6 +120,8 @@ class LocalTarget:
             agent_dir=self.agent_dir,
             interactive=self.interactive,
             http_backend=self.http_backend,
+            kernel_launcher=self.kernel_launcher,
+            extra_tools=list(self.extra_tools),
         )
 
 

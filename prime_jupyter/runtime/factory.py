@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -15,7 +15,7 @@ from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.runtime.resources import PromptOptions, build_system_prompt
 from prime_jupyter.runtime.secrets import redacting
 from prime_jupyter.runtime.settings import Settings, load_settings
-from prime_jupyter.runtime.tool_set import DEFAULT_TOOLS, KernelConfig, build_tool_set
+from prime_jupyter.runtime.tool_set import DEFAULT_TOOLS, AnyTool, KernelConfig, build_tool_set
 from prime_jupyter.sessions.context import SessionContext
 from prime_jupyter.sessions.listing import find_session, most_recent_path, recorded_cwd
 from prime_jupyter.sessions.manager import SessionManager
@@ -54,6 +54,8 @@ class SessionOptions:
     """The kernel spec of the `ipython` tool (default: settings, then python3)."""
     tool_timeout_s: float | None = None
     """How long one `ipython` call may run before it is interrupted (default: settings, then 600 s)."""
+    extra_tools: list[AnyTool] = field(default_factory=list)
+    """Tools of the caller's own, offered beside the named ones (the Python API's custom tools)."""
     http_backend: str = "httpx"
     """The HTTP stack under the provider SDKs: "auto" (aiohttp when installed), "httpx" or "aiohttp"."""
 
@@ -85,6 +87,7 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
     )
     workdir = _working_dir(manager.cwd, cwd)
     tool_set = build_tool_set([n for n in names if n != "ask"], workdir, model, kernel)
+    tool_set.tools.extend(options.extra_tools)
     prompt = build_system_prompt(
         PromptOptions(
             cwd=workdir,

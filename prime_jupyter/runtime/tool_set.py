@@ -1,13 +1,20 @@
-"""Building the model-facing tool set from names (`--tools ipython,read,bash`)."""
+"""Building the model-facing tool set from names (`--tools ipython,read,bash`), and tools made of plain
+Python functions (`function_tool`: the Python API's custom tools)."""
 
 from __future__ import annotations
 
+import inspect
+import json
+import typing
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from prime_jupyter.agent.tool import AnyTool
+from pydantic import BaseModel, create_model
+
+from prime_jupyter.agent.tool import AgentTool, AgentToolResult, AnyTool, ToolUpdate, text_result
+from prime_jupyter.ai.abort import AbortSignal
 from prime_jupyter.ai.models import Model
 from prime_jupyter.errors import ConfigError
 
@@ -15,7 +22,7 @@ if TYPE_CHECKING:
     from prime_jupyter.kernel.ops import KernelLauncher
     from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
 
-__all__ = ["ALL_TOOLS", "DEFAULT_TOOLS", "ToolSet", "build_tool_set"]
+__all__ = ["ALL_TOOLS", "DEFAULT_TOOLS", "AnyTool", "CallRunner", "ToolSet", "build_tool_set", "function_tool"]
 
 ALL_TOOLS = ("ipython", "read", "write", "edit", "bash", "ask")
 DEFAULT_TOOLS = ("ipython",)
@@ -83,3 +90,50 @@ def _add_ipython(result: ToolSet, cwd: Path, model: Model, kernel: KernelConfig)
     result.disposers.append(provisioner.dispose)
     result.prewarm = provisioner.prewarm
     result.kernel = provisioner
+
+
+CallRunner = Callable[[Callable[[], object]], Awaitable[object]]
+"""Runs a synchronous tool function somewhere (a worker thread, the notebook shell's thread)."""
+
+
+def function_tool(fn: Callable[..., object], *, run: CallRunner | None = None, name: str | None = None) -> AnyTool:
+    """A model-facing tool that calls `fn`: its parameters' type hints become the JSON schema, its
+    docstring the description, its return value (a `str`, else JSON, else `repr`) the result.
+
+    A coroutine function is awaited on the agent's loop; a plain one runs through `run` (default: a
+    worker thread). An exception it raises is a failed tool call the model sees.
+    """
+    tool_name = name or fn.__name__
+    hints = typing.get_type_hints(fn)
+    fields: dict[str, Any] = {
+        param.name: (hints.get(param.name, Any), ... if param.default is inspect.Parameter.empty else param.default)
+        for param in inspect.signature(fn).parameters.values()
+    }
+    params: type[BaseModel] = create_model(f"{tool_name}_params", **fields)
+    runner: CallRunner = run or _in_thread
+
+    async def execute(call_id: str, args: BaseModel, signal: AbortSignal, on_update: ToolUpdate) -> AgentToolResult:
+        kwargs = {key: getattr(args, key) for key in fields}
+        if inspect.iscoroutinefunction(fn):
+            value = await fn(**kwargs)
+        else:
+            value = await runner(lambda: fn(**kwargs))
+        return text_result(_result_text(value))
+
+    description = inspect.getdoc(fn) or f"Call the Python function {tool_name}."
+    return AgentTool(tool_name, tool_name, description, params, execute)
+
+
+async def _in_thread(call: Callable[[], object]) -> object:
+    import asyncio
+
+    return await asyncio.to_thread(call)
+
+
+def _result_text(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)

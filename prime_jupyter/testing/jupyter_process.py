@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -56,20 +57,29 @@ class JupyterProcess:
         sock: Path | None = None,
         base_url: str = "/",
         args: tuple[str, ...] = (),
+        token: str = TOKEN,
+        tls: tuple[Path, Path] | None = None,
+        only_ours: bool = False,
     ) -> None:
+        """`args`: more command-line options; `tls`: serve HTTPS with this certificate and key file;
+        `only_ours`: no other server extension is loaded (a quicker start)."""
         self.agent_dir, self.root_dir, self.runtime_dir = agent_dir, root_dir, runtime_dir
         self.sock = sock
         self.base_url = base_url
         self.port = free_port()
         self.args = args
+        self.token = token
+        self.tls = tls
+        self.only_ours = only_ours
         self.log_path = runtime_dir.parent / f"jupyter-{self.port}.log"
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def endpoint(self) -> ServerEndpoint:
         if self.sock is not None:
-            return ServerEndpoint.unix(str(self.sock), TOKEN, self.base_url)
-        return ServerEndpoint(f"http://127.0.0.1:{self.port}{self.base_url}", TOKEN)
+            return ServerEndpoint.unix(str(self.sock), self.token, self.base_url)
+        scheme = "https" if self.tls is not None else "http"
+        return ServerEndpoint(f"{scheme}://127.0.0.1:{self.port}{self.base_url}", self.token)
 
     def env(self) -> dict[str, str]:
         environment = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
@@ -86,12 +96,13 @@ class JupyterProcess:
         command = [
             *(sys.executable, "-m", "jupyter_server", "--no-browser", "--allow-root", "--ServerApp.ip=127.0.0.1"),
             *(
-                f"--IdentityProvider.token={TOKEN}",
+                f"--IdentityProvider.token={self.token}",
                 "--ServerApp.port_retries=0",
                 f"--ServerApp.base_url={self.base_url}",
             ),
-            *(f"--ServerApp.root_dir={self.root_dir}", "--ServerApp.jpserver_extensions={'prime_jupyter': True}"),
+            *(f"--ServerApp.root_dir={self.root_dir}", f"--ServerApp.jpserver_extensions={self._extensions()}"),
             *where,
+            *([f"--ServerApp.certfile={self.tls[0]}", f"--ServerApp.keyfile={self.tls[1]}"] if self.tls else []),
             *self.args,
         ]
         self.runtime_dir.mkdir(parents=True, exist_ok=True)
@@ -104,10 +115,15 @@ class JupyterProcess:
             raise
         return self
 
+    def _extensions(self) -> str:
+        others = ("jupyterlab", "jupyter_lsp", "notebook_shim", "jupyter_server_terminals") if self.only_ours else ()
+        return repr({"prime_jupyter": True, **dict.fromkeys(others, False)})
+
     def _wait_ready(self, timeout_s: float = 60.0) -> None:
         transport = httpx.HTTPTransport(uds=str(self.sock)) if self.sock else None
         url = self.endpoint.url + "prime/api/info"
-        with httpx.Client(transport=transport, headers={"Authorization": f"token {TOKEN}"}) as client:
+        headers = {"Authorization": f"token {self.token}"}
+        with httpx.Client(transport=transport, headers=headers, verify=self.tls is None) as client:
             deadline = time.monotonic() + timeout_s
             while time.monotonic() < deadline:
                 assert self.process is not None
@@ -121,10 +137,12 @@ class JupyterProcess:
                 time.sleep(0.1)
         raise RuntimeError(f"jupyter server did not start: {self.log_path.read_text()[-3000:]}")
 
-    def stop(self) -> None:
+    def stop(self, sig: signal.Signals = signal.SIGTERM) -> None:
+        """Stop the server (SIGTERM: a clean shutdown; SIGKILL: a crash) and reap it."""
         if self.process is None:
             return
-        self.process.terminate()
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
         try:
             self.process.wait(20)
         except subprocess.TimeoutExpired:

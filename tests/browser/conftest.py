@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browserkit import Lab, browser_missing, start_lab, write_agent_dir
+from kit.browser import Lab, browser_missing, start_lab, write_agent_dir
 
 from prime_jupyter.testing import ScriptedLLMServer
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browserkit import Lab, finish_scenario, run_scenario, start_lab, start_scenario, wait_for_file, write_agent_dir
+from kit.browser import Lab, finish_scenario, run_scenario, start_lab, start_scenario, wait_for_file, write_agent_dir
 
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
 

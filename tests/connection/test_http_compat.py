@@ -18,7 +18,7 @@ import pytest_asyncio
 import tornado.httpserver
 import tornado.testing
 import tornado.web
-from remote_kit import collect, session_events
+from kit.remote import collect, session_events
 
 from prime_jupyter.connection.http import HttpAgentConnection, ServerEndpoint
 from prime_jupyter.connection.types import AgentConnectionUnsupportedError, SessionReplaced

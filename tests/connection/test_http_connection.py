@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from remote_kit import M1, attach, collect, session_events
+from kit.remote import M1, attach, collect, session_events
 
 from prime_jupyter.connection.http import HttpAgentConnection
 from prime_jupyter.connection.types import (

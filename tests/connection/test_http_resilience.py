@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from remote_kit import M1, attach, collect, session_events
+from kit.remote import M1, attach, collect, session_events
 
 from prime_jupyter.connection.http import HttpAgentConnection, ServerEndpoint
 from prime_jupyter.connection.types import ConnectionEvent, ConnectionStatus, SessionReplaced

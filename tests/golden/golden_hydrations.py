@@ -20,7 +20,7 @@ has its entry id since).
 `tests/golden/test_golden_view.py` and `labextension/test/view.test.ts` check both folds against these
 files. Regenerate (and review, and run both tests) with:
 
-    PYTHONPATH=. .venv/bin/python tests/golden/golden_hydrations.py
+    PYTHONPATH=.:tests .venv/bin/python tests/golden/golden_hydrations.py
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from golden_scenarios import SCENARIOS, SESSION_ID, T0, golden_path, new_mapper
+from kit.golden import SCENARIOS, SESSION_ID, T0, golden_path, new_mapper
 from pydantic import JsonValue
 
 from prime_jupyter.ai.types import AssistantMessage, Message, Usage

@@ -15,7 +15,7 @@ the same empty state gives the same state at every step. `tests/golden/test_gold
 `labextension/test/view.test.ts` read these files. They are written by the Python fold; if a change to
 the fold is meant, regenerate them, review the diff, and run both tests:
 
-    PYTHONPATH=. .venv/bin/python tests/golden/golden_views.py
+    PYTHONPATH=.:tests .venv/bin/python tests/golden/golden_views.py
 """
 
 from __future__ import annotations

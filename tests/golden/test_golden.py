@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from golden_scenarios import SCENARIOS, golden_path, map_scenario
+from kit.golden import SCENARIOS, golden_path, map_scenario
 
 from prime_jupyter.protocol.frames import DoneFrame, StartFrame, parse_frame
 from prime_jupyter.protocol.framing import NdjsonDecoder
 
-REGENERATE = "PYTHONPATH=. .venv/bin/python tests/golden/golden_scenarios.py"
+REGENERATE = "PYTHONPATH=.:tests .venv/bin/python -m kit.golden"
 
 
 def read_golden(name: str) -> list[object]:

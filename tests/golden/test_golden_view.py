@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 from golden_hydrations import expected_hydration, hydration_path, previous_state
-from golden_scenarios import SCENARIOS, golden_path
 from golden_views import FRAMES_DIR, GOLDEN_DIR, expected_view, read_frames, streams, view_path
+from kit.golden import SCENARIOS, golden_path
 
 from prime_jupyter.protocol.requests import ChatSessionResponse
 from prime_jupyter.protocol.view import apply_frames, from_session
 from prime_jupyter.protocol.view.canonical import to_json
 
-REGENERATE = "PYTHONPATH=. .venv/bin/python tests/golden/golden_views.py"
-REHYDRATE = "PYTHONPATH=. .venv/bin/python tests/golden/golden_hydrations.py"
+REGENERATE = "PYTHONPATH=.:tests .venv/bin/python tests/golden/golden_views.py"
+REHYDRATE = "PYTHONPATH=.:tests .venv/bin/python tests/golden/golden_hydrations.py"
 STREAMS = streams()
 
 

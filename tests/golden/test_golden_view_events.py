@@ -9,8 +9,8 @@ import json
 
 import pytest
 from golden_hydrations import Recorder
-from golden_scenarios import SCENARIOS, SESSION_ID, golden_path, map_scenario, new_mapper
 from golden_views import view_path
+from kit.golden import SCENARIOS, SESSION_ID, golden_path, map_scenario, new_mapper
 
 from prime_jupyter.ai.types import Usage
 from prime_jupyter.protocol.events import SessionEvent

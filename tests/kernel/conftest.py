@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 import pytest_asyncio
-from kernelkit import kernel_processes
+from kit.kernels import kernel_processes
 
 from prime_jupyter.kernel.local import LocalKernelLauncher
 from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner

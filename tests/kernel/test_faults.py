@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from kernelkit import status_of, text_of, tool_runner
+from kit.kernels import status_of, text_of, tool_runner
 
 from prime_jupyter.agent.tool import AgentToolResult
 from prime_jupyter.ai.abort import AbortController

@@ -6,7 +6,7 @@ import base64
 from pathlib import Path
 
 import pytest
-from kernelkit import status_of, text_of, tool_runner
+from kit.kernels import status_of, text_of, tool_runner
 
 from prime_jupyter.ai.types import ImageContent
 from prime_jupyter.kernel.helpers import DIFF_MIME

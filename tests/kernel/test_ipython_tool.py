@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 
 import pytest
-from kernelkit import status_of, text_of, tool_runner
+from kit.kernels import status_of, text_of, tool_runner
 
 from prime_jupyter.agent.tool import AgentToolResult
 from prime_jupyter.ai.types import ImageContent

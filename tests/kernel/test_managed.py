@@ -10,7 +10,7 @@ import pytest
 import pytest_asyncio
 from jupyter_client.multikernelmanager import AsyncMultiKernelManager
 from jupyter_core.paths import jupyter_runtime_dir
-from kernelkit import text_of, tool_runner
+from kit.kernels import text_of, tool_runner
 
 from prime_jupyter.kernel.managed import ManagedKernelOps, launch_managed
 from prime_jupyter.kernel.outputs import OutputAccumulator

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
-from kernelkit import kernel_processes, text_of, tool_runner
+from kit.kernels import kernel_processes, text_of, tool_runner
 
 from prime_jupyter.ai.abort import AbortController
 from prime_jupyter.kernel.local import LocalKernelLauncher

@@ -6,7 +6,7 @@ import asyncio
 import os
 from pathlib import Path
 
-from kernelkit import text_of, tool_runner
+from kit.kernels import text_of, tool_runner
 
 from prime_jupyter.kernel.local import LocalKernelLauncher
 from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from kernelkit import status_of, text_of, tool_runner
+from kit.kernels import status_of, text_of, tool_runner
 
 from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
 from prime_jupyter.kernel.server import ServerKernelLauncher

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from serverkit import MODEL, PrimeClient, write_agent_dir
+from kit.server import MODEL, PrimeClient, write_agent_dir
 
 from prime_jupyter.testing import ScriptedLLMServer
 

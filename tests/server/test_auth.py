@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 from jupyter_server.auth.authorizer import Authorizer
-from serverkit import PrimeClient
+from kit.server import PrimeClient
 from tornado import web
 
 from prime_jupyter.server.lazy import LazyRoutes

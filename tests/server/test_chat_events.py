@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from serverkit import PrimeClient, text_of
+from kit.server import PrimeClient, text_of
 
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text
 

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from serverkit import Json, PrimeClient
+from kit.server import Json, PrimeClient
 
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
 

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from serverkit import PrimeClient, text_of
+from kit.server import PrimeClient, text_of
 
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from serverkit import PrimeClient, kinds, text_of
+from kit.server import PrimeClient, kinds, text_of
 
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, Thinking, ToolCall
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from serverkit import Json, PrimeClient
+from kit.server import Json, PrimeClient
 
 from prime_jupyter._version import __version__
 from prime_jupyter.protocol.version import CAP_CONNECTION, CAPABILITIES, PROTOCOL_VERSION, SCHEMA_REVISION

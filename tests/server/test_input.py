@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from serverkit import PrimeClient, text_of
+from kit.server import PrimeClient, text_of
 
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text
 

@@ -9,7 +9,7 @@ import json
 import signal
 from pathlib import Path
 
-from serverkit import Json, PrimeClient, ServerProcess, text_of
+from kit.server import Json, PrimeClient, ServerProcess, text_of
 
 from prime_jupyter.server.host.dialogs import RESTART_TEXT
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, Thinking, ToolCall

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 
 import pytest
-from serverkit import PrimeClient
+from kit.server import PrimeClient
 
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from serverkit import PrimeClient, text_of
+from kit.server import PrimeClient, text_of
 
 from prime_jupyter.ai.providers import _http
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text

@@ -21,7 +21,7 @@ from typing import Any
 import h11
 import httpx
 import pytest
-from serverkit import MODEL, PrimeClient, ServerProcess, kinds, text_of
+from kit.server import MODEL, PrimeClient, ServerProcess, kinds, text_of
 
 from prime_jupyter.protocol.framing import SseDecoder
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text

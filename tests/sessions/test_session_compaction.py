@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from session_factories import make_assistant, make_result, make_user
+from kit.sessions import make_assistant, make_result, make_user
 
 from prime_jupyter.ai.types import ImageContent, TextContent, ThinkingContent, ToolCall, UserMessage
 from prime_jupyter.sessions.compaction import (

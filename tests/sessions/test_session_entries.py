@@ -4,7 +4,7 @@ import json
 import typing
 from pathlib import Path
 
-from session_factories import make_assistant, make_result
+from kit.sessions import make_assistant, make_result
 
 from prime_jupyter.ai.types import ImageContent, TextContent, ThinkingContent, ToolCall, UserMessage
 from prime_jupyter.sessions.entries import (

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from session_factories import make_assistant, make_user
+from kit.sessions import make_assistant, make_user
 
 from prime_jupyter.sessions.entries import LabelEntry, MessageEntry, ModelChangeEntry, ThinkingLevelChangeEntry
 from prime_jupyter.sessions.manager import SessionManager

@@ -4,7 +4,7 @@ import os
 from pathlib import Path
 
 import pytest
-from session_factories import make_assistant, make_user
+from kit.sessions import make_assistant, make_user
 
 from prime_jupyter.errors import SessionNotFoundError
 from prime_jupyter.sessions.listing import (

@@ -3,7 +3,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from session_factories import make_assistant, make_result, make_user
+from kit.sessions import make_assistant, make_result, make_user
 
 from prime_jupyter.errors import SessionError
 from prime_jupyter.sessions.context import SessionContext, build_context

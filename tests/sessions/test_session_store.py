@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from session_factories import make_assistant, make_user
+from kit.sessions import make_assistant, make_user
 
 from prime_jupyter.ai.types import UserMessage
 from prime_jupyter.errors import SessionError, SessionNotFoundError

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from session_factories import make_user
+from kit.sessions import make_user
 
 from prime_jupyter.ai.types import UserMessage
 from prime_jupyter.sessions.entries import LabelEntry, MessageEntry, RawEntry, SessionInfoEntry

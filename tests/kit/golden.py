@@ -3,7 +3,7 @@
 The goldens are the contract the panel's unit tests parse too. A mapping change shows up as a failing
 `test_golden.py`; if the change is meant, regenerate them deliberately and review the diff:
 
-    PYTHONPATH=. .venv/bin/python tests/golden/golden_scenarios.py
+    PYTHONPATH=.:tests .venv/bin/python -m kit.golden
 
 The expected views of the streams (`golden_views.py`) and the mid-run hydrations (`golden_hydrations.py`)
 follow from the streams: regenerate them after the streams, then run the Python and the panel's tests.
@@ -72,7 +72,7 @@ from prime_jupyter.protocol.framing import encode_ndjson
 from prime_jupyter.protocol.mapper import EventMapper
 from prime_jupyter.protocol.questions import ConfirmAnswer, Question, QuestionOption
 
-GOLDEN_DIR = Path(__file__).parent
+GOLDEN_DIR = Path(__file__).resolve().parents[1] / "golden"
 SESSION_ID = "0198c0de-0000-7000-8000-000000000001"
 T0 = 1_760_000_000_000
 Sink = Callable[[SessionEvent], None]

@@ -24,8 +24,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 LABEXT = ROOT / "labextension"
-DRIVER = Path(__file__).resolve().parent / "e2e" / "panel.mjs"
-SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
+DRIVER = Path(__file__).resolve().parents[1] / "browser" / "e2e" / "panel.mjs"
+SCREENSHOTS = Path(__file__).resolve().parents[1] / "browser" / "screenshots"
 CHROMIUM = Path("/usr/bin/chromium")
 MODEL = "scripted/m1"
 

@@ -5,12 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import secrets
 import signal
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -20,6 +16,7 @@ from typing import Any
 import httpx
 
 from prime_jupyter.protocol.framing import NdjsonDecoder, SseDecoder, SseMessage
+from prime_jupyter.testing.jupyter_process import JupyterProcess
 
 Json = dict[str, Any]
 
@@ -177,63 +174,26 @@ def text_of(frames: list[Json]) -> str:
 
 
 class ServerProcess:
-    """`jupyter server` with the extension in a child process, so a test can stop or kill it (a restart)."""
+    """`jupyter server` with the extension in a child process (a `JupyterProcess`), with a `PrimeClient`
+    on it, so a test can stop or kill it (a restart) between requests."""
 
     def __init__(self, agent_dir: Path, root_dir: Path, home: Path, *, tls: tuple[Path, Path] | None = None) -> None:
         """`tls`: serve HTTPS with this certificate and key file."""
-        self.token = secrets.token_hex(8)
-        self.port = _free_port()
         self.home = home
         home.mkdir(parents=True, exist_ok=True)
-        env = {**os.environ, "JUPYTER_CONFIG_DIR": str(home / "config"), "JUPYTER_RUNTIME_DIR": str(home / "runtime")}
-        command = [
-            sys.executable,
-            "-m",
-            "jupyter_server",
-            f"--ServerApp.port={self.port}",
-            "--ServerApp.port_retries=0",
-            f"--IdentityProvider.token={self.token}",
-            f"--ServerApp.root_dir={root_dir}",
-            "--ServerApp.open_browser=False",
-            "--allow-root",
-            f"--PrimeApp.agent_dir={agent_dir}",
-            f"--PrimeApp.default_model={MODEL}",
-            "--ServerApp.jpserver_extensions={'prime_jupyter': True, 'jupyterlab': False, 'jupyter_lsp': False, "
-            "'notebook_shim': False, 'jupyter_server_terminals': False}",
-        ]
-        if tls is not None:
-            command += [f"--ServerApp.certfile={tls[0]}", f"--ServerApp.keyfile={tls[1]}"]
-        self._log = (home / "server.log").open("wb")
-        self.process = subprocess.Popen(command, env=env, stdout=self._log, stderr=subprocess.STDOUT)
-        scheme = "https" if tls is not None else "http"
-        root = f"{scheme}://127.0.0.1:{self.port}/prime/api/"
-        self.client = PrimeClient(root, {"Authorization": f"token {self.token}"}, verify=tls is None)
+        args = (f"--PrimeApp.agent_dir={agent_dir}", f"--PrimeApp.default_model={MODEL}")
+        token = secrets.token_hex(8)
+        self.server = JupyterProcess(
+            agent_dir, root_dir, home / "runtime", args=args, token=token, tls=tls, only_ours=True
+        )
+        self.port = self.server.port
+        root = self.server.endpoint.url + "prime/api/"
+        self.client = PrimeClient(root, {"Authorization": f"token {self.server.token}"}, verify=tls is None)
 
-    async def ready(self, wait_s: float = 60) -> ServerProcess:
-        deadline = time.monotonic() + wait_s
-        while time.monotonic() < deadline:
-            assert self.process.poll() is None, (self.home / "server.log").read_text()
-            try:
-                if (await self.client.status("GET", "info"))[0] == 200:
-                    return self
-            except httpx.TransportError:
-                pass
-            await asyncio.sleep(0.1)
-        raise TimeoutError((self.home / "server.log").read_text())
+    async def ready(self) -> ServerProcess:
+        await asyncio.to_thread(self.server.start)
+        return self
 
     def stop(self, sig: signal.Signals = signal.SIGTERM) -> None:
         """Stop the server (SIGTERM: a clean shutdown; SIGKILL: a crash) and reap it."""
-        if self.process.poll() is None:
-            self.process.send_signal(sig)
-        try:
-            self.process.wait(30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(10)
-        self._log.close()
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+        self.server.stop(sig)

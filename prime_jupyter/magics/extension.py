@@ -1,0 +1,257 @@
+"""The `%prime` / `%%prime` magics: one agent session per notebook, its answers streamed into cells.
+
+    %%prime [--model provider/id[:thinking]] [--kernel notebook|separate] [--no-interpolate] [--insert]
+    <prompt, with {variables}, {In[n]}, {Out[n]} and {Err} interpolated>
+
+    %prime ask "one-line prompt"        %prime fix          (explain and fix the last exception)
+    %prime new | sessions | resume ID | fork [ENTRY] | model REF | tools NAME,... | status
+    %prime export [html|jsonl|ipynb] [PATH]
+
+`--insert` puts the answer's code into a new cell below (its first line says where it came from)
+instead of running it. Consecutive `%%prime` cells continue one session, an ordinary transcript the
+panel and `jupyter prime -r` open. Nothing heavy is imported before the first prompt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+from typing import TYPE_CHECKING, Any, Literal
+
+from prime_jupyter.errors import PrimeError
+
+if TYPE_CHECKING:
+    from prime_jupyter.connection.base import AgentConnection
+    from prime_jupyter.magics.api import Answer, Session
+    from prime_jupyter.protocol.snapshot import ConnectionState, SessionsResult
+
+__all__ = ["NotebookMagics", "load", "unload"]
+
+_USAGE = "\n\n".join(__doc__.split("\n\n")[1:3]) if __doc__ else ""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:  # argparse would exit the kernel's process
+        raise PrimeError(f"%prime: {message}\n{_USAGE}")
+
+
+def _prompt_parser() -> _Parser:
+    parser = _Parser(prog="%%prime", add_help=False)
+    parser.add_argument("--model")
+    parser.add_argument("--kernel", choices=("notebook", "separate"))
+    parser.add_argument("--no-interpolate", action="store_true")
+    parser.add_argument("--insert", action="store_true")
+    parser.add_argument("words", nargs="*")
+    return parser
+
+
+class NotebookMagics:
+    """The state behind the magics of one shell: its session, opened at the first prompt."""
+
+    def __init__(self, shell: Any) -> None:
+        self.shell = shell
+        self._session: Session | None = None
+
+    @property
+    def session(self) -> Session:
+        if self._session is None:
+            from prime_jupyter.magics.api import Session
+            from prime_jupyter.magics.questions import ask_on_stdin
+
+            self._session = Session(shell=self.shell, kernel="notebook", on_question=ask_on_stdin)
+        return self._session
+
+    def prime(self, line: str, cell: str | None = None) -> None:
+        """Entry point of both forms (registered as a line-and-cell magic)."""
+        try:
+            self._dispatch(line, cell)
+        except PrimeError as error:
+            print(str(error))
+
+    def _dispatch(self, line: str, cell: str | None) -> None:
+        if cell is not None:
+            self._ask(line, cell)
+            return
+        words = shlex.split(line)
+        command, rest = (words[0], words[1:]) if words else ("help", [])
+        if command == "ask":
+            self._ask(shlex.join(rest), None)
+        elif command == "fix":
+            self._fix()
+        elif command in _COMMANDS:
+            _COMMANDS[command](self, rest)
+        else:
+            print(_USAGE)
+
+    def _ask(self, line: str, cell: str | None) -> None:
+        options = _prompt_parser().parse_args(shlex.split(line))
+        text = cell if cell is not None else " ".join(options.words)
+        if not text.strip():
+            raise PrimeError(f"%prime: nothing to ask\n{_USAGE}")
+        if not options.no_interpolate:
+            from prime_jupyter.magics.prompt_text import interpolate
+
+            text = interpolate(text, self.shell.user_ns)
+        if options.insert:
+            self._insert(text, model=options.model, kernel=options.kernel)
+        else:
+            self._run(text, model=options.model, kernel=options.kernel)
+
+    def _insert(self, text: str, *, model: str | None, kernel: str | None) -> None:
+        from prime_jupyter.magics.prompt_text import INSERT_NOTE, code_block
+
+        answer = self._run(text + INSERT_NOTE, model=model, kernel=kernel)
+        code = code_block(answer.text)
+        if code is None:
+            print("The answer has no code block to insert.")
+            return
+        origin = f"# prime: session {answer.session_id}, entry {answer.entry_id}, model {answer.model}"
+        self.shell.set_next_input(f"{origin}\n{code}", replace=False)
+
+    def _fix(self) -> None:
+        from prime_jupyter.magics.prompt_text import fix_prompt, last_error
+
+        error = last_error()
+        if error is None:
+            raise PrimeError("%prime fix: no exception to fix yet")
+        history = self.shell.user_ns.get("In")
+        cell = history[-2] if isinstance(history, list) and len(history) > 1 else None
+        self._run(fix_prompt(error, cell if isinstance(cell, str) and cell.strip() else None))
+
+    def _run(self, text: str, *, model: str | None = None, kernel: str | None = None) -> Answer:
+        from prime_jupyter.magics.cell_run import run_in_cell
+
+        session = self.session
+        if kernel == "separate":
+            session.set_kernel("separate")
+        elif kernel == "notebook":
+            session.set_kernel("notebook")
+        if model:
+            session.set_model(model)
+        return run_in_cell(session, text)
+
+    # --- commands ---------------------------------------------------------------------------------
+
+    def new(self, _args: list[str]) -> None:
+        self.session.new()
+        print("A new session starts with the next prompt.")
+
+    def resume(self, args: list[str]) -> None:
+        if len(args) != 1:
+            raise PrimeError("%prime resume: give a session id (or prefix); `%prime sessions` lists them")
+        self.session.resume(args[0])
+        print(f"Resumed session {self.session.session_id}.")
+
+    def model(self, args: list[str]) -> None:
+        if len(args) != 1:
+            raise PrimeError("%prime model: give provider/id[:thinking]")
+        self.session.set_model(args[0])
+        print(f"Model: {args[0]}")
+
+    def fork(self, args: list[str]) -> None:
+        if len(args) > 1:
+            raise PrimeError("%prime fork: give at most an entry id (default: the latest)")
+        entry = args[0] if args else self.session.call(lambda connection: connection.get_state()).leaf_id
+        if entry is None:
+            raise PrimeError("%prime fork: the session is empty")
+        print(f"Forked into session {self.session.fork(entry, 'at')}.")
+
+    def tools(self, args: list[str]) -> None:
+        if args:
+            self.session.set_tools([name for arg in args for name in arg.split(",") if name])
+        shown = ", ".join(self.session.tools) if self.session.tools is not None else "the default (settings)"
+        print(f"Tools: {shown}")
+
+    def sessions(self, _args: list[str]) -> None:
+        result: SessionsResult = self.session.call(lambda connection: connection.list_sessions("current"))
+        _markdown(_sessions_table(result, self.session.session_id))
+
+    def status(self, _args: list[str]) -> None:
+        state: ConnectionState = self.session.call(_state_with_usage)
+        _markdown(_status_text(state, self.session.kernel))
+
+    def export(self, args: list[str]) -> None:
+        fmt = args[0] if args else "html"
+        if fmt not in _FORMATS:
+            raise PrimeError("%prime export: the format is html, jsonl or ipynb")
+        path = self.session.export(_FORMATS[fmt], args[1] if len(args) > 1 else None)
+        print(f"Exported to {path}")
+
+    def close(self) -> None:
+        if self._session is not None:
+            self._session.close()
+            self._session = None
+
+
+_FORMATS: dict[str, Literal["html", "jsonl", "ipynb"]] = {"html": "html", "jsonl": "jsonl", "ipynb": "ipynb"}
+_COMMANDS = {
+    "new": NotebookMagics.new,
+    "resume": NotebookMagics.resume,
+    "model": NotebookMagics.model,
+    "sessions": NotebookMagics.sessions,
+    "fork": NotebookMagics.fork,
+    "tools": NotebookMagics.tools,
+    "status": NotebookMagics.status,
+    "export": NotebookMagics.export,
+}
+
+
+async def _state_with_usage(connection: AgentConnection) -> ConnectionState:
+    """The state, with what the session cost so far when the connection does not say."""
+    state = await connection.get_state()
+    if state.usage is not None:
+        return state
+    from prime_jupyter.protocol.hydration import total_usage
+
+    return state.model_copy(update={"usage": total_usage((await connection.get_messages()).messages)})
+
+
+def _sessions_table(result: SessionsResult, current: str | None) -> str:
+    rows = ["| | id | title | messages |", "|---|---|---|---|"]
+    for summary in result.sessions:
+        mark = "▶" if summary.session_id == current else ""
+        title = summary.title.replace("|", "\\|").replace("\n", " ")[:60]
+        rows.append(f"| {mark} | `{summary.session_id}` | {title} | {summary.message_count} |")
+    return "\n".join(rows) if result.sessions else "No sessions here yet."
+
+
+def _status_text(state: ConnectionState, kernel: str) -> str:
+    model = f"{state.model.provider}/{state.model.id}" if state.model else "?"
+    lines = [
+        f"- **session** `{state.session_id}` ({state.message_count} messages)",
+        f"- **model** `{model}`, thinking {state.thinking_level}",
+        f"- **kernel** {'this notebook' if kernel == 'notebook' else 'a separate kernel'}",
+    ]
+    if state.usage is not None:
+        usage = state.usage
+        lines.append(f"- **tokens** {usage.input} in, {usage.output} out; **cost** ${usage.cost.total:.4f}")
+    if state.context_tokens is not None and state.context_window:
+        share = 100 * state.context_tokens / state.context_window
+        lines.append(f"- **context** {state.context_tokens} of {state.context_window} tokens ({share:.0f}%)")
+    return "\n".join(lines)
+
+
+def _markdown(text: str) -> None:
+    from prime_jupyter.magics.cell_run import show
+
+    show({"text/markdown": text, "text/plain": text})
+
+
+_registered: dict[int, NotebookMagics] = {}
+
+
+def load(shell: Any) -> None:
+    """Register `%prime` / `%%prime` on `shell` (what `%load_ext prime_jupyter` does)."""
+    if id(shell) in _registered:
+        return
+    magics = _registered[id(shell)] = NotebookMagics(shell)
+    shell.register_magic_function(magics.prime, magic_kind="line_cell", magic_name="prime")
+
+
+def unload(shell: Any) -> None:
+    """Close the shell's session (`%unload_ext prime_jupyter`)."""
+    magics = _registered.pop(id(shell), None)
+    if magics is not None:
+        magics.close()
+        shell.magics_manager.magics["line"].pop("prime", None)
+        shell.magics_manager.magics["cell"].pop("prime", None)

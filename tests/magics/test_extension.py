@@ -1,0 +1,159 @@
+"""`%load_ext prime_jupyter` and `%%prime` in a real kernel, against the scripted LLM server."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from notebook_kit import Kernel
+
+from prime_jupyter.testing import HttpError, ScriptedLLMServer, ScriptedTurn, Text, Thinking, ToolCall
+
+pytestmark = pytest.mark.e2e  # the product runs in a kernel process the test drives
+
+
+def request_text(llm: ScriptedLLMServer, index: int = -1) -> str:
+    body = llm.requests[index].body
+    assert isinstance(body, dict)
+    return json.dumps(body["messages"])
+
+
+def test_loading_the_extension_imports_no_provider_sdk(kernel: Kernel) -> None:
+    probe = kernel.run("import sys\nprint(sorted(m for m in ('anthropic', 'openai') if m in sys.modules))")
+    assert probe.text().strip() == "[]"
+
+
+def test_prime_without_arguments_prints_the_usage(kernel: Kernel) -> None:
+    assert "%prime ask" in kernel.run("%prime").text()
+
+
+def test_the_agent_works_in_the_notebooks_namespace(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    kernel.run("data = {'a': [3, 1, 2]}")
+    llm.enqueue(
+        ScriptedTurn(
+            blocks=[
+                Text(text="Summing."),
+                ToolCall(name="ipython", arguments={"code": "total = sum(data['a'])\nprint('total', total)"}),
+            ]
+        ),
+        ScriptedTurn(blocks=[Text(text="The **total** is 6.", chunks=3)]),
+    )
+    cell = kernel.run("%%prime\nWhat is the sum of data['a']?")
+    assert cell.status == "ok", cell.text()
+    text = cell.text()
+    assert "total 6" in text and "The **total** is 6." in text
+    assert "What is the sum of data['a']?" in request_text(llm, -2)
+    blocks = [m["content"]["data"] for m in cell.of_type("display_data", "update_display_data")]
+    assert any("<details>" in data.get("text/html", "") and "ipython" in data["text/html"] for data in blocks)
+    assert kernel.run("print(total * 2)").text().strip() == "12"
+
+
+def test_consecutive_cells_continue_one_session(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="first answer")]), ScriptedTurn(blocks=[Text(text="second")]))
+    kernel.run("%%prime\nremember the word heron")
+    kernel.run("%%prime\nwhich word?")
+    assert "remember the word heron" in request_text(llm) and "first answer" in request_text(llm)
+
+
+def test_a_long_answer_updates_one_display_a_bounded_number_of_times(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    answer = "".join(f"w{i % 10} " for i in range(20_000))
+    llm.enqueue(ScriptedTurn(blocks=[Text(text=answer, chunks=20_000)]))
+    cell = kernel.run("%%prime\nwrite a lot")
+    displays, updates = cell.of_type("display_data"), cell.of_type("update_display_data")
+    ids = {m["content"]["transient"]["display_id"] for m in displays + updates}
+    assert len(displays) == 1 and len(ids) == 1
+    assert len(updates) <= 500  # at most ~10 a second: 20,000 deltas would take 50 s to reach this
+    assert (updates or displays)[-1]["content"]["data"]["text/markdown"] == answer
+
+
+def test_variables_are_interpolated_unless_turned_off(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    kernel.run("name = 'Ada'\nrows = [1, 2]")
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="ok")]), ScriptedTurn(blocks=[Text(text="ok")]))
+    kernel.run("%%prime\nGreet {name}: {rows} and {unknown_name}")
+    assert "Greet Ada: [1, 2] and {unknown_name}" in request_text(llm)
+    kernel.run("%%prime --no-interpolate\nGreet {name}")
+    assert "Greet {name}" in request_text(llm)
+
+
+def test_ask_is_the_one_line_form(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="a short answer")]))
+    cell = kernel.run('%prime ask "how long is {name}?"')
+    assert "a short answer" in cell.text() and "how long is Ada?" in request_text(llm)
+
+
+def test_fix_sends_the_last_traceback_and_the_agent_fixes_it(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    failed = kernel.run("values = [4, 0]\nratio = values[0] / values[1]")
+    assert failed.status == "error"
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="ipython", arguments={"code": "ratio = values[0] / (values[1] or 1)"})]),
+        ScriptedTurn(blocks=[Text(text="Division by zero: guarded it.")]),
+    )
+    cell = kernel.run("%prime fix")
+    prompt = request_text(llm, -2)
+    assert "ZeroDivisionError" in prompt and "ratio = values[0] / values[1]" in prompt
+    assert "guarded it" in cell.text() and kernel.run("print(ratio)").text().strip() == "4.0"
+
+
+def test_fix_without_an_error_says_so(kernel: Kernel) -> None:
+    kernel.run("import sys\nfor name in ('last_exc', 'last_value'):\n    sys.__dict__.pop(name, None)")
+    assert "no exception to fix" in kernel.run("%prime fix").text()
+
+
+def test_a_question_is_answered_through_stdin(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    ask = {"question": "Overwrite results.csv?", "kind": "confirm"}
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="ask", arguments=ask)]),
+        ScriptedTurn(blocks=[Text(text="Overwriting it.")]),
+    )
+    msg_id = kernel.submit("%%prime\nsave the results", allow_stdin=True)
+    request = kernel.client.get_stdin_msg(timeout=60)
+    assert request["content"]["prompt"].startswith("[y/n] (within ")
+    kernel.client.input("y")
+    cell = kernel.collect(msg_id)
+    assert "Overwrite results.csv?" in cell.text() and "Overwriting it." in cell.text()
+    assert "The user answered: yes" in request_text(llm)
+
+
+def test_in_out_and_the_last_error_can_be_referenced(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    count = kernel.run("6 * 7").reply["execution_count"]
+    kernel.run("undefined_thing")
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="ok")]))
+    kernel.run(f"%%prime\nIn: {{In[{count}]}} Out: {{Out[{count}]}} Err: {{Err}}")
+    sent = request_text(llm)
+    assert "In: 6 * 7 Out: 42 Err: " in sent and "NameError" in sent
+
+
+def test_a_failed_model_call_shows_its_error_in_the_cell(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(fault=HttpError(status=400, message="this request is invalid")))
+    cell = kernel.run("%%prime\nanything")
+    assert cell.status == "ok" and "this request is invalid" in cell.text()
+
+
+def test_insert_puts_the_answers_code_in_a_new_cell_with_its_provenance(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    answer = "Here it is:\n\n```python\ninserted = 3\nprint(inserted)\n```\n"
+    llm.enqueue(ScriptedTurn(blocks=[Text(text=answer, chunks=4)]))
+    cell = kernel.run("%%prime --insert\nwrite code that prints 3")
+    [payload] = [p for p in cell.reply["payload"] if p["source"] == "set_next_input"]
+    origin, code = payload["text"].split("\n", 1)
+    assert code == "inserted = 3\nprint(inserted)" and payload["replace"] is False
+    assert origin.startswith("# prime: session ") and "model scripted/m1" in origin and "entry None" not in origin
+    assert "do not run it" in request_text(llm) and "NameError" in kernel.run("inserted").text()
+
+
+def test_thinking_shows_as_a_collapsed_block(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Thinking(text="weighing <options>"), Text(text="decided")]))
+    cell = kernel.run("%%prime\ndecide")
+    html = [m["content"]["data"].get("text/html", "") for m in cell.of_type("display_data", "update_display_data")]
+    assert any("<summary><i>Thinking</i></summary><pre>weighing &lt;options&gt;</pre>" in h for h in html)
+    assert "decided" in cell.text()
+
+
+def test_unloading_removes_the_magics_and_loading_again_starts_a_new_session(
+    kernel: Kernel, llm: ScriptedLLMServer
+) -> None:
+    assert kernel.run("%unload_ext prime_jupyter").status == "ok"
+    assert "not found" in kernel.run("%prime status").text()
+    assert kernel.run("%load_ext prime_jupyter").status == "ok"
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="fresh start")]))
+    assert "fresh start" in kernel.run("%%prime\nhello").text()
+    assert "hello" in request_text(llm) and "remember the word heron" not in request_text(llm)
