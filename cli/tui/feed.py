@@ -88,8 +88,7 @@ class Feed:
             if drawn is not None:
                 gone = {m.key for m in drawn.messages} - {m.key for m in state.messages}
                 await self.conversation.drop_messages(gone)
-            for message in shown:
-                await self.conversation.show_message(message)
+            await self.conversation.show_messages(shown)
         if drawn is None or state.notices is not drawn.notices:
             await self.conversation.show_notices(state.notices)
         if drawn is None or (state.steering, state.follow_up) != (drawn.steering, drawn.follow_up):

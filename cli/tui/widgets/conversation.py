@@ -76,14 +76,19 @@ class Conversation(VerticalScroll):
             self._behind = behind
             self.post_message(self.Behind(behind))
 
-    async def show_message(self, view: MessageView) -> None:
-        """Draw a message of the view state: a new one at the end, a known one in place."""
-        widget = self.messages.get(view.key)
-        if widget is None:
-            widget = self.messages[view.key] = self._widget(view)
-            await self.mount(widget)
-        else:
-            await widget.show(view)
+    async def show_messages(self, views: Sequence[MessageView]) -> None:
+        """Draw messages of the view state: new ones mounted at the end together, known ones in place."""
+        fresh: list[UserMessageView | AssistantMessageView] = []
+        for view in views:
+            widget = self.messages.get(view.key)
+            if widget is None:
+                widget = self.messages[view.key] = self._widget(view)
+                fresh.append(widget)
+            else:
+                await widget.show(view)
+        if fresh:
+            with self.app.batch_update():
+                await self.mount_all(fresh)
 
     def _widget(self, view: MessageView) -> UserMessageView | AssistantMessageView:
         return UserMessageView(view) if view.role == "user" else AssistantMessageView(view, self.cards)
