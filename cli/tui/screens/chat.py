@@ -69,6 +69,7 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+o", "expand_all", "expand output", show=False),
         Binding("ctrl+l", "command('model')", "model", show=False),
         Binding("ctrl+d", "quit_if_empty", "quit", show=False),
+        Binding("ctrl+c", "interrupt", "clear or abort", show=False),
         Binding("alt+up", "take_back", "edit the last queued message", show=False),
         Binding("ctrl+end", "jump_to_end", "newest output", show=False, priority=True),
     ]
@@ -375,6 +376,15 @@ class ChatScreen(Screen[None]):
             return
         if last is not None:
             self.editor.set_prompt(last)
+
+    async def action_interrupt(self) -> None:
+        """Ctrl+C: clear the editor; with nothing to clear, abort the run; with no run, say how to quit."""
+        if self.editor.text:
+            self.editor.set_prompt("")
+        elif self.feed.running and self.connection is not None:
+            self._abort()
+        else:
+            await self.app.run_action("help_quit")
 
     def action_quit_if_empty(self) -> None:
         if not self.editor.text:

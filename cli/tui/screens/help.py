@@ -21,6 +21,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("Tab", "complete a / command"),
     ("Ctrl+G", "edit the prompt in $EDITOR"),
     ("Esc", "abort the run"),
+    ("Ctrl+C", "clear the editor, else abort the run"),
     ("Alt+Up", "take the last queued message back into the editor"),
     ("Shift+Tab", "next thinking level"),
     ("Ctrl+O", "expand or collapse all tool output"),

@@ -12,8 +12,11 @@ from prime_jupyter.cli.args import build_parser
 from prime_jupyter.cli.tui.app import PrimeApp
 from prime_jupyter.cli.tui.connect import open_local
 from prime_jupyter.cli.tui.launch import cwd_label, wants_app
+from prime_jupyter.cli.tui.widgets.editor import PromptEditor
 from tui_kit import SIZE, answers, local_connection, until
 
+from prime_jupyter.connection.base import AgentConnection
+from prime_jupyter.errors import PrimeError
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text
 
 
@@ -49,3 +52,30 @@ async def test_continue_opens_the_latest_session_with_its_conversation(
         assert app.connection is not None
         state = await app.connection.get_state()
         assert state.model is not None and state.model.id == "m1"
+
+
+@pytest.mark.asyncio
+async def test_a_session_that_cannot_be_opened_ends_the_app_with_the_reason() -> None:
+    async def connect() -> AgentConnection:
+        raise PrimeError("no API key for provider 'anthropic': set ANTHROPIC_API_KEY")
+
+    app = PrimeApp(connect, cwd_label="~/work")
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.failure is not None)
+    assert app.failure is not None and "ANTHROPIC_API_KEY" in app.failure
+
+
+@pytest.mark.asyncio
+async def test_ctrl_c_clears_the_editor(home: Path) -> None:
+    connection = local_connection(home)
+    try:
+        app = PrimeApp(lambda: _ready(connection), cwd_label="~/work")
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press(*"half a thought", "ctrl+c")
+            assert app.screen.query_one(PromptEditor).text == ""
+    finally:
+        await connection.dispose()
+
+
+async def _ready(connection: AgentConnection) -> AgentConnection:
+    return connection
