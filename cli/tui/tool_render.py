@@ -1,8 +1,9 @@
 """What a tool card shows, as Rich renderables: pure functions of a tool's arguments and result.
 
 `ipython`: the code highlighted, then its outputs in the order the kernel sent them (stdout, stderr in
-red, `text/plain` of results and displays, an image as a placeholder with its type, size and pixel size,
-a traceback without colour codes and separator lines). `bash`: the command and its output. Any other
+red, `text/plain` of results and displays, an `edit()` diff coloured, an image as a placeholder with its
+type, size and pixel size, a traceback without colour codes and separator lines). `bash`: the command
+and its output. `edit`: its coloured diff; `write`: the content written; `read`: what it read. Any other
 tool: its arguments and the text of its result. Long output shows its last lines until expanded.
 """
 
@@ -29,6 +30,8 @@ PREVIEW_LINES = 8
 """Lines of output a collapsed card shows (its last ones: errors and results come at the end)."""
 _CODE_PREVIEW_LINES = 20
 _SUMMARY_LENGTH = 80
+DIFF_MIME = "application/vnd.prime.diff+json"
+"""The MIME type of the diff the kernel's `edit()` helper displays (`kernel/helpers.py`)."""
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _SEPARATOR = re.compile(r"^-{20,}\s*$")
 
@@ -63,7 +66,7 @@ def card_data(tool: ToolView) -> CardData:
 
 def summary_of(view: CardData) -> str:
     """The card's header line after the tool's name: the first line of its code or command."""
-    key = {"ipython": "code", "bash": "command"}.get(view.name)
+    key = {"ipython": "code", "bash": "command", "edit": "path", "write": "path", "read": "path"}.get(view.name)
     value = view.args.get(key) if key else next((v for v in view.args.values() if isinstance(v, str)), None)
     first = value.strip().splitlines()[0] if isinstance(value, str) and value.strip() else ""
     return first if len(first) <= _SUMMARY_LENGTH else first[: _SUMMARY_LENGTH - 1] + "…"
@@ -75,29 +78,37 @@ def render_tool(view: CardData, expanded: bool) -> RenderableType:
     if view.name == "ipython":
         code = view.args.get("code")
         lexer = "bash" if isinstance(code, str) and code.startswith("%%bash") else "python"
-        shown = _code(code, lexer, expanded) if isinstance(code, str) else None
-        if shown is not None:
-            parts.append(shown)
+        if isinstance(code, str) and code:
+            parts.append(_code(code, lexer, expanded))
         output = _ipython_output(view)
     elif view.name == "bash":
         command = view.args.get("command")
-        shown = _code(command, "bash", expanded) if isinstance(command, str) else None
-        if shown is not None:
-            parts.append(shown)
+        if isinstance(command, str) and command:
+            parts.append(_code(command, "bash", expanded))
         output = _plain_output(view)
+    elif view.name in ("edit", "write", "read"):
+        content = view.args.get("content")
+        path = view.args.get("path")
+        if view.name == "write" and isinstance(content, str) and content:
+            lexer = Syntax.guess_lexer(path if isinstance(path, str) else "", content)
+            parts.append(_code(content, lexer, expanded, always=True))
+        details = view.details if isinstance(view.details, dict) else {}
+        diff = details.get("diff")
+        output = _diff_text(diff) if isinstance(diff, str) and diff else _plain_output(view)
     else:
         if view.args:
-            parts.append(Text(json.dumps(view.args, indent=2, ensure_ascii=False), style="dim"))
+            arguments = json.dumps(view.args, indent=2, ensure_ascii=False)
+            parts.append(_preview(Text(arguments, style="dim"), expanded))
         output = _plain_output(view)
     if output.plain.strip():
         parts.append(_preview(output, expanded))
     return Group(*parts)
 
 
-def _code(code: str, lexer: str, expanded: bool) -> RenderableType | None:
+def _code(code: str, lexer: str, expanded: bool, always: bool = False) -> RenderableType:
     lines = code.rstrip("\n").split("\n")
-    if len(lines) == 1 and len(lines[0]) <= _SUMMARY_LENGTH:
-        return None  # the header shows all of it
+    if not always and len(lines) == 1 and len(lines[0]) <= _SUMMARY_LENGTH:
+        return Group()  # the header shows all of it
     if not expanded and len(lines) > _CODE_PREVIEW_LINES:
         hidden = len(lines) - _CODE_PREVIEW_LINES
         code = "\n".join(lines[:_CODE_PREVIEW_LINES])
@@ -160,6 +171,11 @@ def _append_bundle(text: Text, data: dict[str, JsonValue], count: JsonValue) -> 
     images = [mime for mime in data if mime.startswith("image/")]
     plain = data.get("text/plain")
     _newline(text)
+    diff = data.get(DIFF_MIME)
+    if isinstance(diff, dict) and isinstance(diff.get("diff"), str):  # the kernel's edit(): a coloured diff
+        text.append(f"Edited {diff.get('path', '')}\n", style="bold")
+        text.append_text(_diff_text(str(diff["diff"])))
+        return
     for mime in images:
         value = data[mime]
         text.append(_image_note(mime, value if isinstance(value, str) else "") + "\n", style="cyan")
@@ -167,6 +183,17 @@ def _append_bundle(text: Text, data: dict[str, JsonValue], count: JsonValue) -> 
         prefix = f"Out[{count}]: " if isinstance(count, int) else ""
         text.append(prefix, style="dim")
         text.append(_strip_ansi(plain) + "\n")
+
+
+def _diff_text(diff: str) -> Text:
+    """A unified diff, added lines green, removed ones red, hunk headers cyan."""
+    text = Text()
+    for line in diff.rstrip("\n").split("\n"):
+        style = "cyan" if line.startswith("@@") else "bold" if line.startswith(("+++", "---")) else ""
+        if not style:
+            style = "green" if line.startswith("+") else "red" if line.startswith("-") else ""
+        text.append(line + "\n", style=style)
+    return text
 
 
 def _newline(text: Text) -> None:

@@ -269,3 +269,28 @@ async def test_a_long_session_opens_with_its_newest_messages_and_scrolling_up_lo
             await until(pilot, lambda: not any("earlier messages" in str(n.content) for n in app.screen.query(Notice)))
     finally:
         await connection.dispose()
+
+
+@pytest.mark.asyncio
+async def test_an_edit_card_shows_the_diff_and_a_write_card_the_content(home: Path, llm: ScriptedLLMServer) -> None:
+    (home.parent / "work" / "notes.md").write_text("alpha\nbeta\n")
+    edit = {"path": "notes.md", "edits": [{"oldText": "beta", "newText": "gamma"}]}
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="edit", id="call-edit", arguments=edit)]),
+        ScriptedTurn(
+            blocks=[ToolCall(name="write", id="call-write", arguments={"path": "new.py", "content": "x = 1\n"})]
+        ),
+        ScriptedTurn(blocks=[Text(text="Edited and written.")]),
+    )
+    connection = local_connection(home, tools=["edit", "write"])
+    try:
+        app = app_on(connection)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press(*"change it", "enter")
+            await until(pilot, lambda: "Edited and written." in answers(app))
+            cards = {card.call_id: card_text(card) for card in app.screen.query(ToolCard)}
+            assert "edit  notes.md" in cards["call-edit"] and "-beta" in cards["call-edit"]
+            assert "+gamma" in cards["call-edit"]
+            assert "write  new.py" in cards["call-write"] and "x = 1" in cards["call-write"]
+    finally:
+        await connection.dispose()

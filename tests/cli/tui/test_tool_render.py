@@ -63,10 +63,20 @@ def test_a_one_line_command_is_shown_once_and_a_long_one_in_full() -> None:
 
 
 def test_a_generic_tool_shows_its_arguments_and_result() -> None:
-    view = CardData("read", {"path": "data.csv"}, (TextContent(text="year,sales"),), None, "done")
+    view = CardData("lookup", {"path": "data.csv"}, (TextContent(text="year,sales"),), None, "done")
     assert '"path": "data.csv"' in shown(view) and "year,sales" in shown(view)
+    read = CardData("read", {"path": "data.csv"}, (TextContent(text="year,sales"),), None, "done")
+    assert summary_of(read) == "data.csv" and "year,sales" in shown(read) and '"path"' not in shown(read)
 
 
 def test_footer_numbers_and_context_colours() -> None:
     assert (tokens(999), tokens(1500), tokens(25_000), tokens(1_200_000)) == ("999", "1.5k", "25k", "1.2M")
     assert context_style(0.5) == "dim" and context_style(0.75) == "yellow" and context_style(0.95) == "bold red"
+
+
+def test_the_kernel_s_edit_helper_shows_a_diff() -> None:
+    diff = "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-old\n+new\n"
+    bundle = {"application/vnd.prime.diff+json": {"path": "x.py", "diff": diff}, "text/plain": "Edited x.py"}
+    text = shown(CardData("ipython", {"code": "edit('x.py', 'old', 'new')"}, (), {"outputs": [
+        {"output_type": "display_data", "data": bundle}]}, "done"))  # fmt: skip
+    assert "Edited x.py" in text and "-old" in text and "+new" in text and text.count("Edited x.py") == 1
