@@ -33,7 +33,6 @@ from prime_jupyter.connection.types import (
     SessionReplaced,
 )
 from prime_jupyter.errors import SessionError
-from prime_jupyter.kernel.ops import KernelLauncher
 from prime_jupyter.protocol.common import CompactResult, ExportResult, ModelRef, session_name
 from prime_jupyter.protocol.events import SessionEvent
 from prime_jupyter.protocol.questions import QuestionAnswer
@@ -69,6 +68,7 @@ from prime_jupyter.runtime.views import (
 )
 
 if TYPE_CHECKING:
+    from prime_jupyter.kernel.ops import KernelLauncher  # the kernel package is heavy: types only
     from prime_jupyter.protocol.requests import ModelsResponse, SeedMessage
 
 __all__ = ["InProcessAgentConnection", "LocalTarget"]
