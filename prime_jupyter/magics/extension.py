@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import argparse
 import shlex
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from prime_jupyter.errors import PrimeError
 
 if TYPE_CHECKING:
     from prime_jupyter.connection.base import AgentConnection
     from prime_jupyter.magics.api import Answer, Session
+    from prime_jupyter.protocol.common import ExportFormat
     from prime_jupyter.protocol.snapshot import ConnectionState, SessionsResult
 
 __all__ = ["NotebookMagics", "load", "unload"]
@@ -183,7 +184,7 @@ class NotebookMagics:
             self._session = None
 
 
-_FORMATS: dict[str, Literal["html", "jsonl", "ipynb"]] = {"html": "html", "jsonl": "jsonl", "ipynb": "ipynb"}
+_FORMATS: dict[str, ExportFormat] = {"html": "html", "jsonl": "jsonl", "ipynb": "ipynb"}
 _COMMANDS = {
     "new": NotebookMagics.new,
     "resume": NotebookMagics.resume,
