@@ -10,7 +10,7 @@
  * (tests/browser/test_panel_e2e.py); this file only drives the page and reports what it saw.
  * playwright-core comes from labextension/node_modules; the browser is Debian's Chromium.
  */
-import { FLAGS, Lab, PANEL, PROMPT, WAIT, chromium, options } from './lab.mjs';
+import { PANEL, PROMPT, WAIT, play } from './lab.mjs';
 
 /** Samples the newest answer's length while it streams, until `done()` resolves. */
 async function sampleLengths(lab, until) {
@@ -318,27 +318,4 @@ const scenarios = {
   }
 };
 
-async function main() {
-  const opts = options(process.argv);
-  const scenario = scenarios[opts.scenario];
-  if (!scenario) {
-    throw new Error(`unknown scenario ${opts.scenario}; known: ${Object.keys(scenarios).join(', ')}`);
-  }
-  const browser = await chromium.launch({ executablePath: opts.chromium, args: FLAGS });
-  const consoleErrors = [];
-  try {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-    const page = await context.newPage();
-    page.on('console', m => m.type() === 'error' && consoleErrors.push(m.text()));
-    page.on('pageerror', e => consoleErrors.push(`pageerror: ${e.message}`));
-    const facts = await scenario(new Lab(page, opts), opts.params);
-    console.log(JSON.stringify({ ok: true, scenario: opts.scenario, console: consoleErrors, ...facts }));
-  } catch (error) {
-    console.log(JSON.stringify({ ok: false, scenario: opts.scenario, error: String(error?.stack ?? error), console: consoleErrors }));
-    process.exitCode = 1;
-  } finally {
-    await browser.close();
-  }
-}
-
-await main();
+await play(scenarios);
