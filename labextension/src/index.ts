@@ -15,6 +15,7 @@ import { LabIcon } from '@jupyterlab/ui-components';
 import { PrimeClient } from './client';
 import { ChatController } from './controller';
 import { JupyterActions } from './notebook';
+import { InsertProvenance } from './provenance';
 import { PrimePanel } from './panel';
 import { diffRendererFactory } from './widgets/diff';
 import { fence } from './widgets/dom';
@@ -54,7 +55,12 @@ function activate(
   registry.addFactory(diffRendererFactory);
   const client = new PrimeClient();
   const actions = new JupyterActions(app);
-  labShell?.currentChanged.connect((_, change) => actions.noticeCurrent(change.newValue));
+  const provenance = new InsertProvenance();
+  provenance.watch(labShell?.currentWidget);
+  labShell?.currentChanged.connect((_, change) => {
+    actions.noticeCurrent(change.newValue);
+    provenance.watch(change.newValue);
+  });
   let mainCount = 0;
 
   const makePanel = (persist: boolean, openInMainArea?: () => void): PrimePanel => {

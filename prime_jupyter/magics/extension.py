@@ -107,7 +107,8 @@ class NotebookMagics:
             print("The answer has no code block to insert.")
             return
         origin = f"# prime: session {answer.session_id}, entry {answer.entry_id}, model {answer.model}"
-        self.shell.set_next_input(f"{origin}\n{code}", replace=False)
+        provenance = {"session": answer.session_id, "entry": answer.entry_id, "model": answer.model}
+        _set_next_input(self.shell, f"{origin}\n{code}", {"prime": provenance})
 
     def _fix(self) -> None:
         from prime_jupyter.magics.prompt_text import fix_prompt, last_error
@@ -195,6 +196,19 @@ _COMMANDS = {
     "status": NotebookMagics.status,
     "export": NotebookMagics.export,
 }
+
+
+def _set_next_input(shell: Any, text: str, metadata: dict[str, object]) -> None:
+    """A new cell below with `text` (`set_next_input`), whose payload also carries the cell's `metadata`.
+
+    Front ends insert the text alone (`set_next_input` has no metadata); the panel's labextension
+    (`provenance.ts`) puts the metadata on the cell JupyterLab inserted. A shell whose `set_next_input`
+    writes no payload (a terminal IPython) just gets the text."""
+    shell.set_next_input(text, replace=False)
+    payloads = getattr(shell, "payload_manager", None)
+    for payload in payloads.read_payload() if payloads is not None else []:
+        if isinstance(payload, dict) and payload.get("source") == "set_next_input" and payload.get("text") == text:
+            payload["metadata"] = metadata
 
 
 async def _state_with_usage(connection: AgentConnection) -> ConnectionState:

@@ -138,12 +138,29 @@ def start_lab(
     ]
     if not extension:
         args.append("--ServerApp.jpserver_extensions=prime_jupyter=False")
+    built = _this_build(workdir)
+    if built is not None:
+        args.append(f"--LabApp.extra_labextensions_path={built}")
     log = workdir / f"lab-{port}.log"
     with log.open("ab") as out:
         process = subprocess.Popen(args, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
     lab = Lab(f"http://127.0.0.1:{port}/", token, port, process, log)
     _wait_ready(lab)
     return lab
+
+
+def _this_build(workdir: Path) -> Path | None:
+    """A labextensions folder holding this checkout's build of the panel, which Lab then prefers to an
+    installed copy (the same one where the checkout is installed editable; another one in a worktree)."""
+    build = ROOT / "prime_jupyter" / "labextension"
+    if not (build / "package.json").exists():
+        return None
+    folder = workdir / "labextensions"
+    folder.mkdir(parents=True, exist_ok=True)
+    link = folder / "prime-jupyter"
+    if not link.exists():
+        link.symlink_to(build, target_is_directory=True)
+    return folder
 
 
 def _wait_ready(lab: Lab, timeout: float = 90.0) -> None:

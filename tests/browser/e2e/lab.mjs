@@ -48,9 +48,9 @@ export class Lab {
     await this.openPanel();
   }
 
-  /** JupyterLab itself, restored, without opening the panel. */
-  async load() {
-    await this.page.goto(`${this.opts.url}lab?token=${this.opts.token}`);
+  /** JupyterLab itself, restored (or with `reset`, its workspace emptied), without opening the panel. */
+  async load({ reset = false } = {}) {
+    await this.page.goto(`${this.opts.url}lab?${reset ? 'reset&' : ''}token=${this.opts.token}`);
     await this.page.waitForSelector('#jupyterlab-splash', { state: 'detached', timeout: 60000 });
     await this.page.waitForFunction(() => window.jupyterapp?.shell);
     await this.page.evaluate(() => window.jupyterapp.restored);
