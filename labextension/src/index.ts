@@ -8,7 +8,7 @@ import {
   JupyterFrontEnd,
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
-import { ICommandPalette, InputDialog } from '@jupyterlab/apputils';
+import { ICommandPalette, InputDialog, Notification } from '@jupyterlab/apputils';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { LabIcon } from '@jupyterlab/ui-components';
 
@@ -41,6 +41,7 @@ export namespace CommandIDs {
   export const openConsole = 'prime:open-kernel-console';
   export const askCell = 'prime:ask-about-cell';
   export const explainError = 'prime:explain-error';
+  export const exportNotebook = 'prime:export-notebook';
 }
 
 function activate(
@@ -153,6 +154,20 @@ function activate(
       const kernelId = active().controller.kernelId();
       if (kernelId) {
         await actions.openKernelConsole(kernelId);
+      }
+    }
+  });
+  commands.addCommand(CommandIDs.exportNotebook, {
+    label: 'Prime: Export the Session as a Notebook',
+    isEnabled: () => active().controller.state.sessionId !== null,
+    execute: async () => {
+      try {
+        const path = await active().controller.exportNotebook();
+        if (path && !(await actions.openFile(path))) {
+          Notification.info(`Prime exported the session to ${path}`);
+        }
+      } catch (error: unknown) {
+        Notification.error(error instanceof Error ? error.message : String(error));
       }
     }
   });

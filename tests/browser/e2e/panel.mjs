@@ -308,6 +308,37 @@ const scenarios = {
     return { during, messages: await lab.messages() };
   },
 
+  /** "Export the Session as a Notebook": the session is written as an .ipynb and opens in Lab. */
+  async 'export-notebook'(lab, { prompt, expect }) {
+    await lab.open();
+    await lab.ready();
+    await lab.newSession();
+    await lab.send(prompt);
+    await lab.waitForAnswer(expect);
+    await lab.idle();
+    await lab.command('prime:export-notebook');
+    await lab.page.waitForFunction(
+      () => {
+        const widget = window.jupyterapp.shell.currentWidget;
+        return /prime-[^/]*\.ipynb$/.test(widget?.context?.path ?? '') && (widget.content.model?.cells.length ?? 0) >= 2;
+      },
+      undefined,
+      { timeout: WAIT }
+    );
+    const facts = await lab.page.evaluate(() => {
+      const widget = window.jupyterapp.shell.currentWidget;
+      const cells = [...widget.content.widgets].map(c => ({
+        type: c.model.type,
+        source: c.model.sharedModel.getSource(),
+        prime: c.model.getMetadata('prime') ?? null
+      }));
+      return { path: widget.context.path, sessionId: null, cells };
+    });
+    facts.sessionId = await lab.sessionId();
+    await lab.shot('15-export-notebook');
+    return facts;
+  },
+
   /** A server without the extension: `info` answers 404 and the panel says what is wrong. */
   async missing(lab) {
     await lab.open();
