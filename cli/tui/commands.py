@@ -30,7 +30,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("resume", "open another session"),
     ("name", "name this session: /name NAME"),
     ("compact", "summarise the conversation to free context: /compact [instructions]"),
-    ("export", "write the session to a file: /export [html|jsonl]"),
+    ("export", "write the session to a file: /export [html|jsonl|ipynb]"),
     ("session", "this session's id, file, tokens and cost"),
     ("copy", "copy the last answer to the clipboard"),
     ("kernel", "the agent's kernel: its state and id"),
@@ -85,9 +85,9 @@ async def _run(chat: ChatScreen, connection: AgentConnection, name: str, arg: st
     elif name == "compact":
         await connection.compact(arg or None)  # the session's compaction events say how it went
     elif name == "export":
-        fmt = cast(Literal["html", "jsonl"], arg or "html")
-        if fmt not in ("html", "jsonl"):
-            raise ValueError("the format is html or jsonl")
+        fmt = cast(Literal["html", "jsonl", "ipynb"], arg or "html")
+        if fmt not in ("html", "jsonl", "ipynb"):
+            raise ValueError("the format is html, jsonl or ipynb (a notebook)")
         exported = await connection.export(fmt)
         await chat.conversation.add_line(f"Exported to {exported.path}")
     elif name == "copy":

@@ -137,6 +137,13 @@ async def _new_export_and_compact(connection: InProcessAgentConnection, llm: Scr
         await until(pilot, lambda: any("Exported to" in str(n.content) for n in app.screen.query(Notice)))
         exported = next(str(n.content) for n in app.screen.query(Notice) if "Exported to" in str(n.content))
         assert Path(exported.removeprefix("Exported to ").strip()).is_file()
+        await pilot.press(*"/export ipynb", "enter")
+        await until(pilot, lambda: any(".ipynb" in str(n.content) for n in app.screen.query(Notice)))
+        notebook = next(str(n.content) for n in app.screen.query(Notice) if ".ipynb" in str(n.content))
+        cells = json.loads(Path(notebook.removeprefix("Exported to ").strip()).read_text())["cells"]
+        assert [c["cell_type"] for c in cells[:2]] == ["markdown", "markdown"] and "first" in "".join(
+            cells[0]["source"]
+        )
         await pilot.press(*"/compact", "enter")
         await until(pilot, lambda: any("Context compacted" in str(n.content) for n in app.screen.query(Notice)))
         first_id = (await connection.get_state()).session_id
