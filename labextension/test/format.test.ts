@@ -94,7 +94,7 @@ test('a text that did not just grow is split from scratch', () => {
 });
 
 test('a path the server wrote is named relative to its root, or not at all outside it', () => {
-  assert.equal(underRoot('/srv/root/work/prime-1.ipynb', '/srv/root'), 'work/prime-1.ipynb');
+  assert.equal(underRoot('/srv/root/notes/prime-1.ipynb', '/srv/root'), 'notes/prime-1.ipynb');
   assert.equal(underRoot('/srv/root/a.ipynb', '/srv/root/'), 'a.ipynb');
   assert.equal(underRoot('/srv/rooted/a.ipynb', '/srv/root'), null);
   assert.equal(underRoot('/home/u/.prime/a.ipynb', ''), null);

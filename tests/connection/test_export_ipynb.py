@@ -4,7 +4,7 @@ and raised an error becomes a notebook `nbformat.validate` accepts, with provena
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import nbformat
@@ -27,6 +27,16 @@ display(Image(data=base64.b64decode('{PNG}')))"""
 def _with_ipython(home: Path, llm: ScriptedLLMServer) -> None:
     write_agent_dir(home, llm)
     (home / "settings.json").write_text(json.dumps({"tools": ["ipython"], "retry": {"enabled": False}}))
+
+
+@pytest.fixture(scope="module")
+def jupyter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterProcess]:
+    """A server of this module's own: its sessions have the ipython tool, so its kernels must end with the
+    module, not outlive the kernel tests' check that no kernel is left behind."""
+    base = tmp_path_factory.mktemp("jupyter-ipynb")
+    (base / "agent").mkdir()
+    with JupyterProcess(base / "agent", base, base / "runtime") as server:
+        yield server
 
 
 @pytest_asyncio.fixture(params=["in-process", "http"])
