@@ -179,3 +179,12 @@ def test_an_export_path_is_relative_to_the_sessions_directory(tmp_path: Path) ->
     assert export_target(tmp_path, "out/chat.html") == str(tmp_path / "out" / "chat.html")
     assert export_target(str(tmp_path), "/elsewhere/chat.html") == "/elsewhere/chat.html"
     assert export_target(tmp_path, None) is None
+
+
+@pytest.mark.parametrize(("path", "says"), [("a\0b", "NUL byte"), ("x" * 300, "limit is 255"), ("\ud800", "no file")])
+def test_a_path_no_file_system_can_hold_is_a_value_error_naming_its_field(tmp_path: Path, path: str, says: str) -> None:
+    """Issue 15: these raised `ValueError: embedded null byte` / `OSError: File name too long` deep inside."""
+    with pytest.raises(ValueError, match=rf"^cwd: .*{says}"):
+        resolve_cwd(tmp_path, path)
+    with pytest.raises(ValueError, match=rf"^path: .*{says}"):
+        export_target(tmp_path, path)
