@@ -14,6 +14,7 @@ Nothing here speaks HTTP: a value a user got wrong raises `ValueError` with a me
 |---|---|
 | thinking level from a name | `thinking_level`, `parse_thinking_level` |
 | a path a user typed, checked before any system call | `user_path` |
+| a path kept inside a server's root | `confine` |
 | working directory a request names | `resolve_cwd` |
 | first messages of a new session | `seed_transcript`, `seed_session` |
 | fork and clone into a new transcript | `fork_transcript`, `clone_transcript` |
@@ -30,6 +31,7 @@ from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from prime_jupyter.ai.models import THINKING_LEVELS, Model, ThinkingLevel
 from prime_jupyter.ai.types import AssistantMessage, TextContent, UserMessage
+from prime_jupyter.errors import OutsideRootError
 from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.sessions.fork import ForkPosition
 from prime_jupyter.sessions.manager import SessionManager
@@ -41,6 +43,7 @@ __all__ = [
     "ExportFormat",
     "SavedTranscript",
     "clone_transcript",
+    "confine",
     "export_format",
     "export_target",
     "fork_transcript",
@@ -102,20 +105,41 @@ def user_path(field: str, value: str) -> Path:
     return Path(value)
 
 
-def resolve_cwd(root: Path, requested: str | None, default: Path | None = None) -> Path:
+def confine(path: Path, root: Path | None, field: str, named: str) -> Path:
+    """`path` (symlinks followed) when it lies inside `root`, which a server's requests may not leave;
+    `root` None confines nothing (a terminal, a notebook, a server that allows it). Raises
+    `OutsideRootError` naming `field` and the path as the user wrote it (`named`)."""
+    if root is None:
+        return path
+    resolved = _resolved(path)
+    if resolved is None or not resolved.is_relative_to(_resolved(root) or root):
+        raise OutsideRootError(
+            f"{field}: {named!r} is outside the server's root directory {str(root)!r}; name a path inside it"
+            " (the server's owner can allow more with c.PrimeApp.allow_outside_root = True)"
+        )
+    return resolved
+
+
+def resolve_cwd(
+    root: Path, requested: str | None, default: Path | None = None, *, confined_to: Path | None = None
+) -> Path:
     """The working directory a request names: `requested` relative to `root` (an absolute path stands
     for itself) and resolved; when it names none, `default`, else `root`.
 
     `root` is where a host starts sessions (a server's root directory, the terminal's cwd); `default`
     the directory of the session the request comes from (a new session beside it), taken as it is.
+    A named directory must lie inside `confined_to` when given (`confine`: `OutsideRootError`).
     Raises `ValueError("cwd: ...")` when the directory is not there or no path could name it (see
     `user_path`). Blocking (one `stat`)."""
     if not requested and default is not None:
         return default
-    path = _resolved(root / user_path("cwd", requested)) if requested else root
-    if path is None or not path.is_dir():
+    if not requested:
+        return root
+    path = confine(root / user_path("cwd", requested), confined_to, "cwd", requested)
+    resolved = _resolved(path)
+    if resolved is None or not resolved.is_dir():
         raise ValueError(f"cwd: {requested!r} is not a directory")
-    return path
+    return resolved
 
 
 def _resolved(path: Path) -> Path | None:
@@ -200,14 +224,16 @@ def export_format(requested: ExportFormat | None, path: str | None) -> ExportFor
     return "jsonl" if path and path.endswith(".jsonl") else "html"
 
 
-def export_target(cwd: str | Path, path: str | None) -> str | None:
+def export_target(cwd: str | Path, path: str | None, confined_to: Path | None = None) -> str | None:
     """Where an export named `path` goes: relative to the session's working directory `cwd` (an absolute
     path stands for itself); None when no path is named (`runtime.export.export_session` then writes
-    it beside the transcript). Raises `ValueError("path: ...")` when no file could be written there (see
-    `user_path`; an existing directory)."""
+    it beside the transcript). Inside `confined_to` when given (`confine`: `OutsideRootError`).
+    Raises `ValueError("path: ...")` when no file could be written there (see `user_path`; an existing
+    directory)."""
     if not path:
         return None
     target = Path(cwd) / user_path("path", path)
+    confine(target, confined_to, "path", path)
     if target.is_dir():
         raise ValueError(f"path: {path!r} is a directory; name a file in it")
     return str(target)

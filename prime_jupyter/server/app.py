@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from jupyter_server.extension.application import ExtensionApp
 from jupyter_server.utils import url_path_join
-from traitlets import Enum, Float, Int, Unicode
+from traitlets import Bool, Enum, Float, Int, Unicode
 
 from prime_jupyter.server.config import BRIDGE_SETTING, BridgeConfig
 from prime_jupyter.server.lazy import API_PATH, LazyRoutes
@@ -51,6 +51,13 @@ class PrimeApp(ExtensionApp):
         help="HTTP stack of the provider SDKs: aiohttp costs less CPU per streamed delta; 'auto' takes it when"
         " installed, else httpx.",
     )
+    allow_outside_root = Bool(
+        False,
+        config=True,
+        help="Let requests start sessions in, and export to, directories outside the server's root_dir"
+        " ('..', absolute paths, symlinks that leave it). Off: such a cwd or export path answers 403, as"
+        " Jupyter's contents API refuses paths outside the root.",
+    )
     max_body_bytes = Int(32 * 1024 * 1024, config=True, help="Largest request body accepted (413 above it).")
 
     _bridge: PrimeBridge | None = None
@@ -61,6 +68,7 @@ class PrimeApp(ExtensionApp):
         return BridgeConfig(
             agent_dir=Path(home).expanduser(),
             root_dir=Path(self.serverapp.root_dir).expanduser().resolve(),
+            allow_outside_root=self.allow_outside_root,
             default_model=self.default_model or None,
             kernel_name=self.kernel_name,
             tool_timeout_s=self.tool_timeout,

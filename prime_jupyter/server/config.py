@@ -21,6 +21,8 @@ class BridgeConfig:
     """`<agent_dir>/sessions` holds the transcripts, `<agent_dir>/pending-questions` the open questions."""
     root_dir: Path
     """Where new sessions start when a request names no `cwd` (the server's root directory)."""
+    allow_outside_root: bool = False
+    """Whether a request's `cwd` and export `path` may leave `root_dir` (else a 403)."""
     default_model: str | None = None
     """`provider/id[:thinking]` for new sessions; None lets settings.json decide."""
     kernel_name: str = "python3"
@@ -31,6 +33,11 @@ class BridgeConfig:
     max_body_bytes: int = 32 * 1024 * 1024
     http_backend: str = "auto"
     """The provider SDKs' HTTP stack for the sessions: "auto" (aiohttp when installed), "httpx", "aiohttp"."""
+
+    @property
+    def confined_to(self) -> Path | None:
+        """The directory requests' paths must stay in; None when they may go anywhere."""
+        return None if self.allow_outside_root else self.root_dir
 
     @property
     def sessions_dir(self) -> Path:

@@ -29,6 +29,7 @@ from prime_jupyter.errors import (
     ConfigError,
     MissingApiKeyError,
     ModelNotFoundError,
+    OutsideRootError,
     PrimeError,
     SessionNotFoundError,
     TranscriptWriteError,
@@ -147,6 +148,7 @@ _OPENING = frozenset(b"[{")
 
 _STATUSES: tuple[tuple[type[PrimeError], int, ErrorReason], ...] = (
     (SessionNotFoundError, 404, "not-found"),
+    (OutsideRootError, 403, "invalid"),
     (TranscriptWriteError, 500, "internal"),  # the server's disk, not the request
     (BusyError, 409, "busy"),
     (MissingApiKeyError, 400, "no-api-key"),
@@ -200,9 +202,11 @@ class PrimeHandler(APIHandler):
         return value
 
     def request_cwd(self, cwd: str | None) -> Path:
-        """The working directory a request names, relative to the server's root (400 when it is no directory)."""
+        """The working directory a request names, relative to the server's root (400 when it is no directory,
+        403 when it is outside the root and `allow_outside_root` is off)."""
+        config = self.bridge.config
         try:
-            return resolve_cwd(self.bridge.config.root_dir, cwd)
+            return resolve_cwd(config.root_dir, cwd, confined_to=config.confined_to)
         except ValueError as exc:
             raise ApiError(400, str(exc)) from None
 
