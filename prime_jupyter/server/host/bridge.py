@@ -23,6 +23,7 @@ from prime_jupyter.ai.models import ThinkingLevel
 from prime_jupyter.ai.registry import ModelRegistry
 from prime_jupyter.connection.in_process import InProcessAgentConnection
 from prime_jupyter.errors import SessionNotFoundError
+from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
 from prime_jupyter.protocol.requests import (
     ChatNewRequest,
     ModelInfo,
@@ -35,6 +36,7 @@ from prime_jupyter.runtime.factory import SessionOptions, create_agent_session
 from prime_jupyter.runtime.session_ops import seed_session, thinking_level
 from prime_jupyter.runtime.views import model_infos
 from prime_jupyter.server.config import BridgeConfig
+from prime_jupyter.server.host.culling import KernelCuller
 from prime_jupyter.server.host.dialogs import PendingDialogRegistry
 from prime_jupyter.server.host.kernels import KernelList, KernelReadiness, SpecLookup, session_kernel
 from prime_jupyter.server.host.live import LiveSession
@@ -73,6 +75,7 @@ class PrimeBridge:
         self.kernel_launcher = kernel_launcher
         self.dialogs = PendingDialogRegistry(config.questions_dir)
         self.kernels = KernelReadiness(config.kernel_name, spec_lookup, kernel_manager)
+        self.culler = KernelCuller(config.cull, kernel_manager, self._provisioners)
         self._live: dict[str, LiveSession] = {}
         self._opening = asyncio.Lock()
         self._tasks: set[asyncio.Future[None]] = set()
@@ -93,9 +96,12 @@ class PrimeBridge:
     async def _start(self) -> None:
         self.spawn(self._sweep_questions())
         await self.kernels.check()
+        if self.kernel_launcher is not None:  # the server's kernels: the culler reads their activity
+            self.culler.start()
 
     async def shutdown(self) -> None:
         """Cancel pending questions (`shutdown`), stop every run, close every stream."""
+        self.culler.stop()
         lives = list(self._live.values())
         self._live.clear()
         for live in lives:
@@ -119,6 +125,11 @@ class PrimeBridge:
 
     def live_sessions(self) -> list[LiveSession]:
         return list(self._live.values())
+
+    def _provisioners(self) -> list[IpythonKernelProvisioner]:
+        """The kernels of the open sessions (what the culler may release)."""
+        kernels = (session_kernel(live.session) for live in self._live.values())
+        return [kernel for kernel in kernels if isinstance(kernel, IpythonKernelProvisioner)]
 
     async def get(self, session_id: str) -> LiveSession:
         """The live session, opening its transcript if needed; `SessionNotFoundError` when there is none."""
