@@ -80,6 +80,9 @@ class PrimeBridge:
         self._opening = asyncio.Lock()
         self._tasks: set[asyncio.Future[None]] = set()
         self._started: asyncio.Future[None] | None = None
+        self.stopping = False
+        """Set when the server stops: a request that still reaches it (over a kept-alive connection) is
+        refused, never opens a session or starts a run in a process about to exit."""
         self.swept = asyncio.Event()
         """Set once the questions left by earlier server processes are cancelled (after `start`)."""
 
@@ -101,6 +104,7 @@ class PrimeBridge:
 
     async def shutdown(self) -> None:
         """Cancel pending questions (`shutdown`), stop every run, close every stream."""
+        self.stopping = True
         self.culler.stop()
         lives = list(self._live.values())
         self._live.clear()

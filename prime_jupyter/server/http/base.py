@@ -176,6 +176,8 @@ class PrimeHandler(APIHandler):
 
     async def prepare(self) -> None:  # type: ignore[override]  # as jupyter_server's APIHandler does
         await super().prepare()
+        if self.bridge.stopping:  # a kept-alive connection to a server that is shutting down
+            raise ApiError(503, "the server is shutting down: try again once it is back", "internal")
         await self.bridge.start()
 
     # --- input ----------------------------------------------------------------------------------
