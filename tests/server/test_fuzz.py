@@ -36,8 +36,9 @@ from prime_jupyter.server.routes import API_PREFIX, route_table
 from prime_jupyter.testing import ScriptedLLMServer
 from prime_jupyter.testing.jupyter_process import JupyterProcess, write_agent_dir
 
-EXAMPLES = 30
-"""Per route and verb: about 20 routes x 30 requests of a few ms each keeps the file well under 30 s."""
+EXAMPLES = 15
+"""Per route and verb, and per command of a route taking commands: about 45 cases x 15 requests of a
+few ms each keeps the file under 30 s."""
 
 BODIES: dict[tuple[str, str], Any] = {
     ("POST", "chat"): ChatRequest,
@@ -115,7 +116,7 @@ def nested(depth: int) -> object:
 
 
 wrong_values = st.one_of(
-    st.sampled_from(range(len(HOSTILE))).map(HOSTILE.__getitem__),
+    st.sampled_from(range(len(HOSTILE))).map(HOSTILE.__getitem__),  # (also `hostile_strings` below)
     st.text(max_size=50),
     st.integers(min_value=-(2**70), max_value=2**70),
     st.floats(allow_nan=False, allow_infinity=False),
@@ -144,10 +145,25 @@ def _fields(schema: dict[str, Any]) -> list[str]:
     return sorted(names) or ["x"]
 
 
+KEEP = {"sessionId", "type", "command"}
+"""What a flood leaves as generated, so the body gets past the session lookup and the union's choice."""
+hostile_strings = st.sampled_from(range(len(HOSTILE))).map(HOSTILE.__getitem__)
+
+
 @st.composite
 def mutated(draw: st.DrawFn, valid: st.SearchStrategy[Any], fields: list[str]) -> Any:
+    """A valid body, then either flooded (every field but `KEEP`, here and one level down, set to one
+    hostile string: a hostile `cwd` or `path` then reaches the code that uses it) or with one to three
+    fields set to values of the wrong type, size or shape."""
     body = draw(valid)
     if not isinstance(body, dict):
+        return body
+    if draw(st.booleans()):
+        hostile = draw(hostile_strings)
+        for target in (body, *(v for v in body.values() if isinstance(v, dict))):
+            for name in fields:
+                if name not in KEEP and draw(st.integers(min_value=0, max_value=3)) > 0:
+                    target[name] = hostile
         return body
     for _ in range(draw(st.integers(min_value=1, max_value=3))):
         target = body
@@ -171,21 +187,37 @@ def valid_bodies(model: Any) -> st.SearchStrategy[Any]:
         return st.fixed_dictionaries({"sessionId": st.text(), "command": valid_bodies(Command)})
     if kinds := members(model):
         return st.one_of([valid_bodies(kind) for kind in kinds])
-    return from_schema(TypeAdapter(model).json_schema())
+    schema = TypeAdapter(model).json_schema()
+    hostile = from_schema(hostile_schema(schema))
+    return st.one_of(from_schema(schema), hostile, hostile)
+
+
+def hostile_schema(node: Any) -> Any:
+    """The schema with every free string (no enum, const, pattern or format) one of `HOSTILE`: bodies of
+    the right shape whose `cwd`, `path`, `name` or `message` is hostile get past validation to the code
+    that uses them."""
+    if isinstance(node, list):
+        return [hostile_schema(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if node.get("type") == "string" and not {"enum", "const", "pattern", "format"} & set(node):
+        return {"enum": HOSTILE}
+    return {key: hostile_schema(value) for key, value in node.items()}
 
 
 def bodies(model: Any, route: tuple[str, str], session_id: str) -> st.SearchStrategy[bytes]:
     schema = TypeAdapter(model).json_schema()
     valid = valid_bodies(model)
-    if route in REAL_SESSION_ROUTES:
-        valid = st.tuples(valid, st.booleans()).map(lambda pair: _naming(pair[0], session_id, pair[1]))
+    if route in REAL_SESSION_ROUTES:  # a random id only meets the 404 of the lookup; mutations still make them
+        valid = valid.map(lambda body: _naming(body, session_id))
     as_json = st.one_of(valid, mutated(valid, _fields(schema))).map(lambda b: json.dumps(b).encode())
-    return st.one_of(as_json, st.sampled_from(range(len(RAW))).map(RAW.__getitem__))  # short in a report
+    raw = st.sampled_from(range(len(RAW))).map(RAW.__getitem__)  # indices: short in a failure report
+    return st.one_of(as_json, as_json, as_json, raw)
 
 
-def _naming(body: Any, session_id: str, use: bool) -> Any:
+def _naming(body: Any, session_id: str) -> Any:
     """The body with the live session's id, unless it would start a run or end the session."""
-    if not (use and isinstance(body, dict) and "sessionId" in body):
+    if not (isinstance(body, dict) and "sessionId" in body):
         return body
     command = body.get("command")
     kind = command.get("type") if isinstance(command, dict) else command
@@ -240,10 +272,26 @@ FUZZ = settings(
 )
 
 
-@pytest.mark.parametrize(("verb", "path"), sorted(BODIES))
-def test_no_body_makes_a_5xx(client: httpx.Client, session_id: str, verb: str, path: str) -> None:
+def body_cases() -> list[tuple[str, str, Any]]:
+    """Each body route with its model; a route taking a union of commands once per command, so every
+    command gets its share of examples (an export's `path` is one command of eight)."""
+    cases: list[tuple[str, str, Any]] = []
+    for (verb, path), model in sorted(BODIES.items()):
+        if model is CommandRequest:
+            cases += [(verb, path, _command_request(kind)) for kind in members(Command)]
+        else:
+            cases += [(verb, path, kind) for kind in members(model) or (model,)]
+    return cases
+
+
+def _command_request(kind: Any) -> Any:
+    return type(f"CommandRequest_{kind.__name__}", (CommandRequest,), {"__annotations__": {"command": kind}})
+
+
+@pytest.mark.parametrize(("verb", "path", "model"), body_cases(), ids=lambda v: getattr(v, "__name__", v))
+def test_no_body_makes_a_5xx(client: httpx.Client, session_id: str, verb: str, path: str, model: Any) -> None:
     @FUZZ
-    @given(data=bodies(BODIES[(verb, path)], (verb, path), session_id))
+    @given(data=bodies(model, (verb, path), session_id))
     def send(data: bytes) -> None:
         with client.stream(verb, path, content=data) as reply:  # POST chat streams: the status is enough
             assert reply.status_code < 500, (data[:300], reply.read()[:500])
