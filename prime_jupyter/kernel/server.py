@@ -44,13 +44,20 @@ class ServerKernelLauncher:
         self._ours &= set(self._list())
         return len(self._ours) + self._starting
 
+    def refusal(self) -> str | None:
+        """Why a kernel cannot be started now (the cap is reached); None when one can."""
+        if self.max_kernels <= 0 or self.live_kernels < self.max_kernels:
+            return None
+        return (
+            f"this server already runs {self.max_kernels} agent kernels, its cap (c.PrimeApp.max_kernels):"
+            " close a session you no longer need, or wait until an idle one is culled"
+            " (c.PrimeApp.cull_idle_timeout), then try again"
+        )
+
     async def launch(self, *, kernel_name: str, cwd: str, env: Mapping[str, str] | None = None) -> ManagedKernelOps:
-        if self.max_kernels > 0 and self.live_kernels >= self.max_kernels:
-            raise KernelError(
-                f"this server already runs {self.max_kernels} agent kernels, its cap (c.PrimeApp.max_kernels):"
-                " close a session you no longer need, or wait until an idle one is culled"
-                " (c.PrimeApp.cull_idle_timeout), then try again"
-            )
+        refusal = self.refusal()
+        if refusal is not None:
+            raise KernelError(refusal)
         kwargs: dict[str, Any] = {"kernel_name": kernel_name, "cwd": cwd}
         if env:
             kwargs["env"] = {**os.environ, **env}

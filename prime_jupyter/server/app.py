@@ -127,6 +127,7 @@ class PrimeApp(ExtensionApp):
                 kernel_launcher=launcher,
                 kernel_manager=kernels,
                 spec_lookup=specs.get_kernel_spec if specs is not None else None,
+                kernel_capacity=launcher.refusal if launcher is not None else None,
             )
             gc_policy.modules_loaded()
         return self._bridge

@@ -52,6 +52,7 @@ async def test_a_kernel_over_the_cap_is_refused_saying_what_to_do(prime: PrimeCl
     assert part["state"] == "output-error" and "already runs 1 agent kernels" in told and "close a session" in told
     assert len(await server_kernels(prime)) == 1
     await prime.call("DELETE", "chat/sessions", {"sessionId": first})  # frees the slot
+    assert "reason" not in await kernel_until(prime, lambda k: k["ready"])  # ready again at once
     part = await run_code(prime, llm, second, "print('now there is room')")
     assert part["state"] == "output-available" and "now there is room" in json.dumps(part)
 

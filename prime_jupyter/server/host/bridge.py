@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -67,14 +67,16 @@ class PrimeBridge:
         kernel_launcher: KernelLauncher | None = None,
         kernel_manager: KernelList | None = None,
         spec_lookup: SpecLookup | None = None,
+        kernel_capacity: Callable[[], str | None] | None = None,
     ):
         """`kernel_launcher` starts the sessions' kernels (`ServerKernelLauncher` over the server's kernel
         manager; None: the runtime's own local launcher); `kernel_manager` is that same manager, whose
-        kernel list `GET info` counts; `spec_lookup` checks the kernel spec once."""
+        kernel list `GET info` counts; `spec_lookup` checks the kernel spec once; `kernel_capacity` says
+        why no kernel can be started now (the launcher's cap), else None."""
         self.config = config
         self.kernel_launcher = kernel_launcher
         self.dialogs = PendingDialogRegistry(config.questions_dir)
-        self.kernels = KernelReadiness(config.kernel_name, spec_lookup, kernel_manager)
+        self.kernels = KernelReadiness(config.kernel_name, spec_lookup, kernel_manager, kernel_capacity)
         self.culler = KernelCuller(config.cull, kernel_manager, self._provisioners)
         self._live: dict[str, LiveSession] = {}
         self._opening = asyncio.Lock()
