@@ -33,6 +33,12 @@ def main(argv: list[str] | None = None) -> int:
         return attach_main(words[1:])
     parser = build_parser()
     args = parser.parse_args(argv)  # --help and --version exit here, before any of what follows is imported
+    from .tui.launch import wants_app
+
+    if wants_app(args.print, args.mode):  # a terminal and no -p: the interactive app
+        from .tui.launch import run_local
+
+        return run_local(vars(args))
     import asyncio
 
     from .prompt_input import read_prompt

@@ -49,6 +49,12 @@ def build_attach_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     args = build_attach_parser().parse_args(argv)
+    from .tui.launch import wants_app
+
+    if wants_app(args.print, args.mode):  # a terminal and no -p: the interactive app, attached
+        from .tui.launch import run_attached
+
+        return run_attached(args)
     prompt = read_prompt(args.messages, "jupyter prime attach -p 'what is in this folder?'")
     if prompt is None:
         return 2

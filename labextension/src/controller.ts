@@ -38,6 +38,9 @@ import { nextTask } from './tasks';
 /** How a message is sent: a new prompt, steering the run going on, or a follow-up after it. */
 export type SendMode = 'prompt' | 'steer' | 'followUp';
 
+/** The server capability that lets `chat/command export` write notebooks (`protocol/version.py`). */
+export const EXPORT_IPYNB = 'export-ipynb';
+
 /** Where the current session id is remembered between page loads. */
 const CURRENT_SESSION_KEY = 'prime:current-session';
 
@@ -198,6 +201,25 @@ export class ChatController {
     await this.openSession(result.sessionId);
     void this.refreshSessions();
     return result.selectedText ?? null;
+  }
+
+  /**
+   * Write the open session as a notebook, `prime-<id>.ipynb` in the session's working directory, and
+   * answer where it went (an absolute path); null without a session. Throws, saying to upgrade the
+   * server, when the server cannot export notebooks (capability `export-ipynb`).
+   */
+  async exportNotebook(): Promise<string | null> {
+    const sessionId = this.state.sessionId;
+    if (!sessionId) {
+      return null;
+    }
+    const offered = this.handshake?.kind === 'ok' ? this.handshake.info.capabilities : [];
+    if (!offered.includes(EXPORT_IPYNB)) {
+      throw new Error('This server cannot export a session as a notebook: upgrade prime-jupyter on the server.');
+    }
+    const path = `prime-${sessionId.slice(0, 8)}.ipynb`;
+    const result = await this.client.command({ sessionId, command: 'export', format: 'ipynb', path });
+    return result.command === 'export' ? result.path : null;
   }
 
   // -- the conversation -------------------------------------------------------------------------

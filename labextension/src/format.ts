@@ -1,5 +1,5 @@
 /**
- * Pure text helpers of the panel: token counts, cost, times, tool-argument drafts, markdown blocks.
+ * Pure text helpers of the panel: token counts, cost, times, tool-argument drafts, markdown blocks, paths.
  * No DOM, no JupyterLab: unit-tested in node.
  */
 import type { Usage } from './protocol';
@@ -184,4 +184,16 @@ export function growBlocks(before: string, previous: IBlocks, text: string): IBl
     blocks: [...previous.blocks.slice(0, last), ...tail.blocks],
     starts: [...previous.starts.slice(0, last), ...tail.starts]
   };
+}
+
+/**
+ * `path` (absolute, as the server wrote it) relative to the server's root `root`, as Lab's documents
+ * are named; null when it lies outside the root (Lab cannot open it then).
+ */
+export function underRoot(path: string, root: string): string | null {
+  const base = root.replace(/\/+$/, '');
+  if (!base || !path.startsWith(`${base}/`)) {
+    return null;
+  }
+  return path.slice(base.length + 1);
 }

@@ -8,13 +8,14 @@ import {
   JupyterFrontEnd,
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
-import { ICommandPalette, InputDialog } from '@jupyterlab/apputils';
+import { ICommandPalette, InputDialog, Notification } from '@jupyterlab/apputils';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { LabIcon } from '@jupyterlab/ui-components';
 
 import { PrimeClient } from './client';
 import { ChatController } from './controller';
 import { JupyterActions } from './notebook';
+import { InsertProvenance } from './provenance';
 import { PrimePanel } from './panel';
 import { diffRendererFactory } from './widgets/diff';
 import { fence } from './widgets/dom';
@@ -40,6 +41,7 @@ export namespace CommandIDs {
   export const openConsole = 'prime:open-kernel-console';
   export const askCell = 'prime:ask-about-cell';
   export const explainError = 'prime:explain-error';
+  export const exportNotebook = 'prime:export-notebook';
 }
 
 function activate(
@@ -54,7 +56,12 @@ function activate(
   registry.addFactory(diffRendererFactory);
   const client = new PrimeClient();
   const actions = new JupyterActions(app);
-  labShell?.currentChanged.connect((_, change) => actions.noticeCurrent(change.newValue));
+  const provenance = new InsertProvenance();
+  provenance.watch(labShell?.currentWidget);
+  labShell?.currentChanged.connect((_, change) => {
+    actions.noticeCurrent(change.newValue);
+    provenance.watch(change.newValue);
+  });
   let mainCount = 0;
 
   const makePanel = (persist: boolean, openInMainArea?: () => void): PrimePanel => {
@@ -147,6 +154,20 @@ function activate(
       const kernelId = active().controller.kernelId();
       if (kernelId) {
         await actions.openKernelConsole(kernelId);
+      }
+    }
+  });
+  commands.addCommand(CommandIDs.exportNotebook, {
+    label: 'Prime: Export the Session as a Notebook',
+    isEnabled: () => active().controller.state.sessionId !== null,
+    execute: async () => {
+      try {
+        const path = await active().controller.exportNotebook();
+        if (path && !(await actions.openFile(path))) {
+          Notification.info(`Prime exported the session to ${path}`);
+        }
+      } catch (error: unknown) {
+        Notification.error(error instanceof Error ? error.message : String(error));
       }
     }
   });

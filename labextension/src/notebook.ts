@@ -7,8 +7,10 @@
  * members used here (checked at run time), so the panel does not pull in the notebook package.
  */
 import type { JupyterFrontEnd } from '@jupyterlab/application';
+import { PageConfig } from '@jupyterlab/coreutils';
 import type { Widget } from '@lumino/widgets';
 
+import { underRoot } from './format';
 import type { IJupyterActions } from './widgets/context';
 
 interface ISharedSource {
@@ -113,6 +115,16 @@ export class JupyterActions implements IJupyterActions {
       await this.app.commands.execute('notebook:insert-cell-below');
     }
     notebook.content.activeCell?.model.sharedModel.setSource(code);
+  }
+
+  /** Open the file the server wrote at `absolutePath`; false when it is outside the server's root. */
+  async openFile(absolutePath: string): Promise<boolean> {
+    const path = underRoot(absolutePath, PageConfig.getOption('serverRoot'));
+    if (path === null) {
+      return false;
+    }
+    await this.app.commands.execute('docmanager:open', { path });
+    return true;
   }
 
   async openKernelConsole(kernelId: string): Promise<void> {

@@ -488,7 +488,7 @@ export interface ChatExportCommand {
   sessionId: string;
   command: 'export';
   path?: string | null;
-  format?: ('html' | 'jsonl') | null;
+  format?: ('html' | 'jsonl' | 'ipynb') | null;
 }
 export interface ChatContextCommand {
   sessionId: string;
@@ -534,7 +534,7 @@ export interface TreeNode {
 export interface ExportResult {
   command: 'export';
   path: string;
-  format: 'html' | 'jsonl';
+  format: 'html' | 'jsonl' | 'ipynb';
 }
 /**
  * How full the context is: `tokens` of `contextWindow`.
@@ -665,7 +665,7 @@ export interface DeleteSessionCommand {
 export interface ExportCommand {
   id?: string | null;
   type: 'export';
-  format?: 'html' | 'jsonl';
+  format?: 'html' | 'jsonl' | 'ipynb';
   path?: string | null;
 }
 /**

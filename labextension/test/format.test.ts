@@ -11,6 +11,7 @@ import {
   partialJsonString,
   relativeTime,
   remaining,
+  underRoot,
   usageLine
 } from '../src/format';
 import { LineDecoder, parseFrame } from '../src/wire';
@@ -90,4 +91,11 @@ test('growing a text delta by delta gives the blocks of splitting it whole', () 
 test('a text that did not just grow is split from scratch', () => {
   const first = splitBlocks('alpha\n\nbeta');
   assert.deepEqual(growBlocks('alpha\n\nbeta', first, 'gamma').blocks, ['gamma']);
+});
+
+test('a path the server wrote is named relative to its root, or not at all outside it', () => {
+  assert.equal(underRoot('/srv/root/work/prime-1.ipynb', '/srv/root'), 'work/prime-1.ipynb');
+  assert.equal(underRoot('/srv/root/a.ipynb', '/srv/root/'), 'a.ipynb');
+  assert.equal(underRoot('/srv/rooted/a.ipynb', '/srv/root'), null);
+  assert.equal(underRoot('/home/u/.prime/a.ipynb', ''), null);
 });

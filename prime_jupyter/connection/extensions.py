@@ -49,7 +49,7 @@ BUILTIN_COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("tree", "move to another point of the session tree"),
     CommandInfo("name", "name this session", "<name>"),
     CommandInfo("compact", "summarise the context to free it", "[instructions]"),
-    CommandInfo("export", "write the session to a file", "[html|jsonl] [path]"),
+    CommandInfo("export", "write the session to a file", "[html|jsonl|ipynb] [path]"),
     CommandInfo("copy", "copy the last answer"),
     CommandInfo("session", "the session's file, id, tokens and cost"),
     CommandInfo("kernel", "the agent's kernel: state, interrupt, restart", "[interrupt|restart]"),

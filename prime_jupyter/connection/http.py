@@ -47,6 +47,7 @@ from prime_jupyter.connection.types import (
 from prime_jupyter.errors import PrimeError, SessionNotFoundError
 from prime_jupyter.protocol import commands as c
 from prime_jupyter.protocol.chat_commands import CompactResult, ExportResult
+from prime_jupyter.protocol.common import ExportFormat
 from prime_jupyter.protocol.connection_routes import CONNECTION_PATH, AttachRequest, AttachResponse, WaitResult
 from prime_jupyter.protocol.event_decoder import EventDecoder
 from prime_jupyter.protocol.questions import QuestionAnswer
@@ -65,6 +66,7 @@ from prime_jupyter.protocol.snapshot import (
 )
 from prime_jupyter.protocol.version import (
     CAP_CONNECTION,
+    CAP_EXPORT_IPYNB,
     CAP_SEED_MESSAGES,
     PROTOCOL_VERSION,
     SCHEMA_REVISION,
@@ -243,8 +245,7 @@ class HttpAgentConnection:
         self, seed_messages: list[SeedMessage] | None = None, after_replace: AfterReplace | None = None
     ) -> ReplacedResult:
         if seed_messages:
-            server = f"the server at {self._transport.endpoint.display}"
-            require_capability(CAP_SEED_MESSAGES, self.capabilities, "new_session.seed_messages", server)
+            require_capability(CAP_SEED_MESSAGES, self.capabilities, "new_session.seed_messages", self._server_name())
         result = await self._ask(c.NewSessionCommand(seed_messages=seed_messages or []), ReplacedResult)
         return await self._replace(result, after_replace)
 
@@ -275,7 +276,9 @@ class HttpAgentConnection:
     async def delete_session(self, session_id: str) -> None:
         await self._ask(c.DeleteSessionCommand(session_id=session_id), OkResult)
 
-    async def export(self, fmt: Literal["html", "jsonl"] = "html", path: str | None = None) -> ExportResult:
+    async def export(self, fmt: ExportFormat = "html", path: str | None = None) -> ExportResult:
+        if fmt == "ipynb":  # an older server would refuse the format with a validation error
+            require_capability(CAP_EXPORT_IPYNB, self.capabilities, "export.ipynb", self._server_name())
         return await self._ask(c.ExportCommand(format=fmt, path=path), ExportResult)
 
     async def answer_question(self, question_id: str, answer: QuestionAnswer | None) -> bool:
@@ -297,6 +300,9 @@ class HttpAgentConnection:
 
     def get_system_prompt_sync(self) -> str:
         process_local("get_system_prompt_sync")
+
+    def _server_name(self) -> str:
+        return f"the server at {self._transport.endpoint.display}"
 
     # --- replacement ----------------------------------------------------------------------------
 

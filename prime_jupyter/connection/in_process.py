@@ -33,8 +33,7 @@ from prime_jupyter.connection.types import (
     SessionReplaced,
 )
 from prime_jupyter.errors import SessionError
-from prime_jupyter.kernel.ops import KernelLauncher
-from prime_jupyter.protocol.common import CompactResult, ExportResult, ModelRef, session_name
+from prime_jupyter.protocol.common import CompactResult, ExportFormat, ExportResult, ModelRef, session_name
 from prime_jupyter.protocol.events import SessionEvent
 from prime_jupyter.protocol.questions import QuestionAnswer
 from prime_jupyter.protocol.snapshot import (
@@ -69,6 +68,7 @@ from prime_jupyter.runtime.views import (
 )
 
 if TYPE_CHECKING:
+    from prime_jupyter.kernel.ops import KernelLauncher  # the kernel package is heavy: types only
     from prime_jupyter.protocol.requests import ModelsResponse, SeedMessage
 
 __all__ = ["InProcessAgentConnection", "LocalTarget"]
@@ -135,7 +135,7 @@ class InProcessAgentConnection:
         self._extensions = LocalExtensions()
         self._extensions.commands_registry.set_completer("model", self._complete_model)
         self._extensions.commands_registry.set_completer("thinking", self._complete_thinking)
-        self._extensions.commands_registry.set_completer("export", lambda prefix: ["html", "jsonl"])
+        self._extensions.commands_registry.set_completer("export", lambda prefix: ["html", "jsonl", "ipynb"])
         self._extensions.commands_registry.set_completer("kernel", lambda prefix: ["interrupt", "restart"])
 
     @classmethod
@@ -288,7 +288,7 @@ class InProcessAgentConnection:
             raise SessionError("this session is open here: switch to another one before deleting it")
         await asyncio.to_thread(delete_saved, self._sessions_dir(), session_id)
 
-    async def export(self, fmt: Literal["html", "jsonl"] = "html", path: str | None = None) -> ExportResult:
+    async def export(self, fmt: ExportFormat = "html", path: str | None = None) -> ExportResult:
         from prime_jupyter.runtime.export import export_session
 
         target = await asyncio.to_thread(

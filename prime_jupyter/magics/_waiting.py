@@ -1,22 +1,20 @@
-"""What `Session` needs around the waiting: the async pump, finding the shell, writing a notebook export."""
+"""What `Session` needs around the waiting: the async pump, finding the shell."""
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
 import contextlib
-import json
 import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 from prime_jupyter.connection.base import AgentConnection
 from prime_jupyter.kernel.inprocess import ShellChannel
 
-__all__ = ["AsyncPump", "export_notebook", "nothing", "running_shell", "session_id_of"]
+__all__ = ["AsyncPump", "nothing", "running_shell", "session_id_of"]
 
 
 class AsyncPump:
@@ -64,23 +62,6 @@ def running_shell() -> object | None:
     ipython = sys.modules.get("IPython")
     shell: object | None = ipython.get_ipython() if ipython is not None else None
     return shell
-
-
-async def export_notebook(connection: AgentConnection, path: str | None) -> Path:
-    from prime_jupyter.magics.notebook_export import session_notebook
-
-    found, state = await connection.get_messages(), await connection.get_state()
-    notebook = session_notebook(found.messages, found.entry_ids, session_id=state.session_id)
-    beside = Path(state.session_file).with_suffix(".ipynb") if state.session_file else None
-    default = beside or Path(state.cwd) / f"{state.session_id}.ipynb"
-    text = json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
-    return await asyncio.to_thread(_write, Path(path) if path else default, text)
-
-
-def _write(path: Path, text: str) -> Path:
-    path = path.expanduser()
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 async def session_id_of(connection: AgentConnection) -> str:

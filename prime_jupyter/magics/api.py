@@ -34,10 +34,11 @@ from prime_jupyter.connection.types import ConnectionEvent, SessionEventReceived
 from prime_jupyter.errors import ConfigError
 from prime_jupyter.kernel.inprocess import InProcessLauncher, ShellChannel
 from prime_jupyter.kernel.ops import KernelLauncher
-from prime_jupyter.magics._waiting import AsyncPump, export_notebook, nothing, running_shell, session_id_of
+from prime_jupyter.magics._waiting import AsyncPump, nothing, running_shell, session_id_of
 from prime_jupyter.magics.answer import Answer, answer_of
 from prime_jupyter.magics.connect import connect
 from prime_jupyter.magics.loop_thread import LoopThread
+from prime_jupyter.protocol.common import ExportFormat
 from prime_jupyter.protocol.events import AgentEnd, MessageEnd, QuestionAsked, SessionEvent
 from prime_jupyter.protocol.questions import Question, QuestionAnswer
 from prime_jupyter.runtime.tool_set import AnyTool, function_tool
@@ -245,10 +246,8 @@ class Session:
         """Abort the running prompt (from another thread; in a cell, interrupt the kernel instead)."""
         self._abort_soon().result(timeout=30)
 
-    def export(self, fmt: Literal["html", "jsonl", "ipynb"] = "html", path: str | None = None) -> Path:
+    def export(self, fmt: ExportFormat = "html", path: str | None = None) -> Path:
         """Write the session as HTML, JSONL or a notebook (default: beside the transcript); where it went."""
-        if fmt == "ipynb":
-            return self.call(lambda connection: export_notebook(connection, path))
         result = self.call(lambda connection: connection.export(fmt, path))
         return Path(result.path)
 

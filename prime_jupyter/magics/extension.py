@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import argparse
 import shlex
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from prime_jupyter.errors import PrimeError
 
 if TYPE_CHECKING:
     from prime_jupyter.connection.base import AgentConnection
     from prime_jupyter.magics.api import Answer, Session
+    from prime_jupyter.protocol.common import ExportFormat
     from prime_jupyter.protocol.snapshot import ConnectionState, SessionsResult
 
 __all__ = ["NotebookMagics", "load", "unload"]
@@ -106,7 +107,8 @@ class NotebookMagics:
             print("The answer has no code block to insert.")
             return
         origin = f"# prime: session {answer.session_id}, entry {answer.entry_id}, model {answer.model}"
-        self.shell.set_next_input(f"{origin}\n{code}", replace=False)
+        provenance = {"session": answer.session_id, "entry": answer.entry_id, "model": answer.model}
+        _set_next_input(self.shell, f"{origin}\n{code}", {"prime": provenance})
 
     def _fix(self) -> None:
         from prime_jupyter.magics.prompt_text import fix_prompt, last_error
@@ -183,7 +185,7 @@ class NotebookMagics:
             self._session = None
 
 
-_FORMATS: dict[str, Literal["html", "jsonl", "ipynb"]] = {"html": "html", "jsonl": "jsonl", "ipynb": "ipynb"}
+_FORMATS: dict[str, ExportFormat] = {"html": "html", "jsonl": "jsonl", "ipynb": "ipynb"}
 _COMMANDS = {
     "new": NotebookMagics.new,
     "resume": NotebookMagics.resume,
@@ -194,6 +196,19 @@ _COMMANDS = {
     "status": NotebookMagics.status,
     "export": NotebookMagics.export,
 }
+
+
+def _set_next_input(shell: Any, text: str, metadata: dict[str, object]) -> None:
+    """A new cell below with `text` (`set_next_input`), whose payload also carries the cell's `metadata`.
+
+    Front ends insert the text alone (`set_next_input` has no metadata); the panel's labextension
+    (`provenance.ts`) puts the metadata on the cell JupyterLab inserted. A shell whose `set_next_input`
+    writes no payload (a terminal IPython) just gets the text."""
+    shell.set_next_input(text, replace=False)
+    payloads = getattr(shell, "payload_manager", None)
+    for payload in payloads.read_payload() if payloads is not None else []:
+        if isinstance(payload, dict) and payload.get("source") == "set_next_input" and payload.get("text") == text:
+            payload["metadata"] = metadata
 
 
 async def _state_with_usage(connection: AgentConnection) -> ConnectionState:

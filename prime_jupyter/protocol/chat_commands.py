@@ -12,7 +12,7 @@ from typing import Annotated, Literal, TypeAlias
 
 from pydantic import Field
 
-from prime_jupyter.protocol.common import CompactResult, ExportResult, SessionName, TreeNode
+from prime_jupyter.protocol.common import CompactResult, ExportFormat, ExportResult, SessionName, TreeNode
 from prime_jupyter.protocol.wire import WireModel
 
 __all__ = [
@@ -76,8 +76,8 @@ class ChatExportCommand(WireModel):
     session_id: str
     command: Literal["export"] = "export"
     path: str | None = None
-    format: Literal["html", "jsonl"] | None = None
-    """Default: from the path's suffix, else `html`."""
+    format: ExportFormat | None = None
+    """Default: from the path's suffix (`.jsonl`, `.ipynb`), else `html`."""
 
 
 class ChatContextCommand(WireModel):

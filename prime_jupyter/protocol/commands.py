@@ -14,7 +14,7 @@ from typing import Annotated, Literal, TypeAlias
 from pydantic import Field
 
 from prime_jupyter.ai.types import ImageContent
-from prime_jupyter.protocol.common import SessionName
+from prime_jupyter.protocol.common import ExportFormat, SessionName
 from prime_jupyter.protocol.questions import QuestionAnswer
 from prime_jupyter.protocol.requests import SeedMessage
 from prime_jupyter.protocol.wire import WireModel
@@ -152,7 +152,7 @@ class DeleteSessionCommand(_Command):
 
 class ExportCommand(_Command):
     type: Literal["export"] = "export"
-    format: Literal["html", "jsonl"] = "html"
+    format: ExportFormat = "html"
     path: str | None = None
 
 

@@ -9,7 +9,7 @@ imports this much and no more.
 from __future__ import annotations
 
 import functools
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeAlias
 
 from pydantic import AfterValidator, Field, TypeAdapter
 
@@ -17,6 +17,7 @@ from prime_jupyter.protocol.wire import WireModel
 
 __all__ = [
     "CompactResult",
+    "ExportFormat",
     "ExportResult",
     "ModelRef",
     "SessionName",
@@ -89,7 +90,12 @@ class CompactResult(WireModel):
     tokens_before: int | None = None
 
 
+ExportFormat: TypeAlias = Literal["html", "jsonl", "ipynb"]
+"""What a session exports to: a self-contained HTML page, a copy of its JSONL transcript, or a notebook.
+`ipynb` is capability-gated (`version.CAP_EXPORT_IPYNB`): an older server refuses it."""
+
+
 class ExportResult(WireModel):
     command: Literal["export"] = "export"
     path: str
-    format: Literal["html", "jsonl"]
+    format: ExportFormat

@@ -28,6 +28,7 @@ __all__ = [
     "CAPABILITIES",
     "CAP_CHAT_COMMANDS",
     "CAP_CONNECTION",
+    "CAP_EXPORT_IPYNB",
     "CAP_IMAGES",
     "CAP_QUESTIONS",
     "CAP_REASONING",
@@ -43,7 +44,7 @@ __all__ = [
 ]
 
 PROTOCOL_VERSION = 1
-SCHEMA_REVISION = 3
+SCHEMA_REVISION = 4
 
 CAP_REASONING = "reasoning"
 """Thinking is forwarded as `reasoning-delta` frames and `reasoning` parts."""
@@ -61,6 +62,10 @@ CAP_CHAT_COMMANDS = "chat-commands"
 """`POST chat/command`."""
 CAP_CONNECTION = "connection"
 """The connection routes (commands, sequenced session events, attach snapshot) for `HttpAgentConnection`."""
+CAP_EXPORT_IPYNB = "export-ipynb"
+"""`ipynb` as the format of the `export` command and of `chat/command export` (a `.ipynb` path implies it).
+An older server refuses the format, and, asked by suffix alone, would write HTML into the `.ipynb` file:
+so clients check this before sending."""
 
 CAPABILITIES: tuple[str, ...] = (
     CAP_REASONING,
@@ -71,6 +76,7 @@ CAPABILITIES: tuple[str, ...] = (
     CAP_SEED_MESSAGES,
     CAP_CHAT_COMMANDS,
     CAP_CONNECTION,
+    CAP_EXPORT_IPYNB,
 )
 """Everything this version of the server offers."""
 
@@ -78,11 +84,13 @@ REVISIONS: dict[int, str] = {
     1: "protocol 1: chat frames, chat routes, connection commands, hydration",
     2: "session names are one line of 1-200 characters in every rename (the rename_session command too)",
     3: "ConnectionState has the transcript's header and the kernel's id and state (optional fields)",
+    4: "export (the command, chat/command and its result) has the format ipynb (capability-gated: export-ipynb)",
 }
 SCHEMA_FINGERPRINTS: dict[int, str] = {
     1: "c23c2796b12e",
     2: "ad9eb10a0914",
     3: "5a2561ffe19c",
+    4: "ac14123ed50f",
 }
 """`schema.schema_fingerprint()` of each revision's exported schema."""
 

@@ -1,4 +1,5 @@
-"""Exporting a session: the transcript file itself (JSONL) or a self-contained HTML page to share."""
+"""Exporting a session: the transcript file itself (JSONL), a self-contained HTML page to share, or a
+notebook (`.ipynb`: prompts and answers as Markdown, `ipython` calls as code cells with their outputs)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import shutil
 from pathlib import Path
 
 from prime_jupyter.ai.types import AssistantMessage, ImageContent, TextContent, ThinkingContent, ToolCall, UserMessage
+from prime_jupyter.protocol.common import ExportFormat
+from prime_jupyter.runtime.notebook_export import session_notebook
 from prime_jupyter.runtime.views import branch_messages
 from prime_jupyter.sessions.manager import SessionManager
 
@@ -20,19 +23,30 @@ _STYLE = """body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem 
 details{color:#666}h1{font-size:1.2rem}img{max-width:100%}"""
 
 
-def export_session(manager: SessionManager, fmt: str, path: str | None = None) -> Path:
-    """Write the export and return where it went (default: beside the transcript, or the cwd)."""
+_SUFFIXES: dict[ExportFormat, str] = {"html": ".html", "jsonl": ".export.jsonl", "ipynb": ".ipynb"}
+
+
+def export_session(manager: SessionManager, fmt: ExportFormat, path: str | None = None) -> Path:
+    """Write the export and return where it went (default: beside the transcript, or the cwd). Blocking."""
     manager.flush_now()
     base = manager.path.with_suffix("") if manager.path else Path(manager.cwd) / manager.session_id
-    target = Path(path).expanduser() if path else base.with_suffix(f".{fmt}" if fmt == "html" else ".export.jsonl")
+    target = Path(path).expanduser() if path else base.with_suffix(_SUFFIXES[fmt])
     target.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "jsonl":
         if manager.path is None:
             raise ValueError("an in-memory session has no transcript to export as JSONL; export html instead")
         shutil.copyfile(manager.path, target)
+    elif fmt == "ipynb":
+        target.write_text(_ipynb(manager), encoding="utf-8")
     else:
         target.write_text(_html(manager), encoding="utf-8")
     return target
+
+
+def _ipynb(manager: SessionManager) -> str:
+    messages, entry_ids = branch_messages(manager)
+    notebook = session_notebook(messages, entry_ids, session_id=manager.session_id)
+    return json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
 
 
 def _html(manager: SessionManager) -> str:

@@ -27,11 +27,12 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePath
-from typing import TYPE_CHECKING, Literal, TypeAlias
+from typing import TYPE_CHECKING
 
 from prime_jupyter.ai.models import THINKING_LEVELS, Model, ThinkingLevel
 from prime_jupyter.ai.types import AssistantMessage, TextContent, UserMessage
 from prime_jupyter.errors import OutsideRootError
+from prime_jupyter.protocol.common import ExportFormat
 from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.sessions.fork import ForkPosition
 from prime_jupyter.sessions.manager import SessionManager
@@ -57,8 +58,6 @@ __all__ = [
 
 NAME_MAX = 255
 """Longest file name (one path component, in bytes) the file systems we run on hold."""
-
-ExportFormat: TypeAlias = Literal["html", "jsonl"]
 
 
 # --- thinking levels ------------------------------------------------------------------------------
@@ -217,11 +216,15 @@ def clone_transcript(session: AgentSession, sessions_dir: Path | None = None) ->
 # --- export ---------------------------------------------------------------------------------------
 
 
+_BY_SUFFIX: dict[str, ExportFormat] = {".jsonl": "jsonl", ".ipynb": "ipynb"}
+
+
 def export_format(requested: ExportFormat | None, path: str | None) -> ExportFormat:
-    """The format an export is written in: the one requested, else `jsonl` for a `.jsonl` path, else `html`."""
+    """The format an export is written in: the one requested, else the one a `.jsonl` or `.ipynb` path
+    names, else `html`."""
     if requested is not None:
         return requested
-    return "jsonl" if path and path.endswith(".jsonl") else "html"
+    return next((fmt for suffix, fmt in _BY_SUFFIX.items() if path and path.endswith(suffix)), "html")
 
 
 def export_target(cwd: str | Path, path: str | None, confined_to: Path | None = None) -> str | None:

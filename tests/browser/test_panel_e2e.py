@@ -206,3 +206,15 @@ def bare_lab(llm: ScriptedLLMServer, tmp_path: Path) -> Iterator[Lab]:
 def test_without_the_server_extension_the_panel_says_so(bare_lab: Lab) -> None:
     report = run_scenario(bare_lab, "missing")
     assert report["banner"] == "The prime_jupyter server extension is not installed or not enabled."
+
+
+def test_the_session_exports_as_a_notebook_that_opens_in_lab(lab: Lab, turns: ScriptedLLMServer) -> None:
+    turns.enqueue(ScriptedTurn(blocks=[Text(text="A notebook of this answer.")]))
+    report = run_scenario(lab, "export-notebook", {"prompt": "Export me", "expect": "A notebook of this answer."})
+    assert report["path"] == f"prime-{report['sessionId'][:8]}.ipynb"
+    assert [(c["type"], c["source"]) for c in report["cells"]] == [
+        ("markdown", "**Prompt**\n\nExport me"),
+        ("markdown", "A notebook of this answer."),
+    ]
+    assert {c["prime"]["session"] for c in report["cells"]} == {report["sessionId"]}
+    assert report["cells"][1]["prime"]["model"] == "scripted/m1"

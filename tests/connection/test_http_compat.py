@@ -25,7 +25,13 @@ from prime_jupyter.connection.types import AgentConnectionUnsupportedError, Sess
 from prime_jupyter.errors import PrimeError
 from prime_jupyter.protocol.events import AgentEnd, AgentStart
 from prime_jupyter.protocol.requests import SeedMessage
-from prime_jupyter.protocol.version import CAP_CONNECTION, CAP_SEED_MESSAGES, CAPABILITIES, PROTOCOL_VERSION
+from prime_jupyter.protocol.version import (
+    CAP_CONNECTION,
+    CAP_EXPORT_IPYNB,
+    CAP_SEED_MESSAGES,
+    CAPABILITIES,
+    PROTOCOL_VERSION,
+)
 from prime_jupyter.testing.jupyter_process import TOKEN, JupyterProcess
 
 CONNECTION = "/prime/api/connection/"
@@ -122,6 +128,22 @@ async def test_seed_messages_are_refused_locally_when_the_server_lacks_them(
         command = next(body for _, path, body in server.requests if path.endswith("command"))["command"]
         assert command["type"] == "new_session" and "seedMessages" not in command  # an old server would ignore it
         assert conn.session_id == "old-2" and isinstance(seen[-1], SessionReplaced)
+    finally:
+        await conn.dispose()
+
+
+@pytest.mark.asyncio
+async def test_a_notebook_export_is_refused_locally_when_the_server_lacks_it(
+    other: tuple[OtherServer, ServerEndpoint],
+) -> None:
+    server, endpoint = other
+    server.capabilities = [c for c in CAPABILITIES if c != CAP_EXPORT_IPYNB]
+    conn = await HttpAgentConnection.connect(endpoint)
+    try:
+        with pytest.raises(AgentConnectionUnsupportedError, match="upgrade prime-jupyter on the server") as raised:
+            await conn.export("ipynb", "out.ipynb")
+        assert raised.value.feature == "export.ipynb" and CAP_EXPORT_IPYNB in str(raised.value)
+        assert not [body for _, path, body in server.requests if path.endswith("command")]
     finally:
         await conn.dispose()
 

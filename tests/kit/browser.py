@@ -2,8 +2,9 @@
 the scripted LLM server, and a node driver (playwright-core on Debian's Chromium) that plays one scenario
 in the page and reports what it saw as one JSON line.
 
-The panel's own end-to-end driver lives in `e2e/panel.mjs`; playwright-core comes from the
-labextension's node_modules (never a downloaded browser).
+The panel's own end-to-end driver lives in `e2e/panel.mjs`, the notebook's (`%%prime` in a Lab notebook) in
+`e2e/notebook.mjs`; playwright-core comes from the labextension's node_modules (never a downloaded browser).
+A notebook's kernel inherits the lab's environment: the agent dir, and PYTHONPATH with this checkout first.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 LABEXT = ROOT / "labextension"
 DRIVER = Path(__file__).resolve().parents[1] / "browser" / "e2e" / "panel.mjs"
+NOTEBOOK_DRIVER = DRIVER.with_name("notebook.mjs")
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "browser" / "screenshots"
 CHROMIUM = Path("/usr/bin/chromium")
 MODEL = "scripted/m1"
@@ -51,7 +53,8 @@ def free_port() -> int:
 
 
 def write_agent_dir(home: Path, llm_url: str) -> Path:
-    """An agent dir whose only provider is the scripted server, with the ipython tool (ask comes with the panel)."""
+    """An agent dir whose only provider is the scripted server, with the ipython tool (ask comes with the panel);
+    its default model is the scripted one, so a notebook's `%%prime` uses it too."""
     home.mkdir(parents=True, exist_ok=True)
     provider = {
         "baseUrl": llm_url,
@@ -60,7 +63,12 @@ def write_agent_dir(home: Path, llm_url: str) -> Path:
         "models": [{"id": "m1", "name": "Scripted model", "contextWindow": 100_000, "maxTokens": 4096}],
     }
     (home / "models.json").write_text(json.dumps({"providers": {"scripted": provider}}))
-    settings = {"tools": ["ipython"], "retry": {"enabled": False}, "compaction": {"enabled": False}}
+    settings = {
+        "tools": ["ipython"],
+        "retry": {"enabled": False},
+        "compaction": {"enabled": False},
+        "defaultModel": MODEL,
+    }
     (home / "settings.json").write_text(json.dumps(settings))
     return home
 
@@ -112,6 +120,7 @@ def start_lab(
         "JUPYTERLAB_WORKSPACES_DIR": str(workdir / "workspaces"),
         "JUPYTER_RUNTIME_DIR": str(workdir / "runtime"),
         "PRIME_AGENT_DIR": str(agent_dir),
+        "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p),
     }
     args = [
         str(Path(sys.executable).with_name("jupyter")),
@@ -129,12 +138,29 @@ def start_lab(
     ]
     if not extension:
         args.append("--ServerApp.jpserver_extensions=prime_jupyter=False")
+    built = _this_build(workdir)
+    if built is not None:
+        args.append(f"--LabApp.extra_labextensions_path={built}")
     log = workdir / f"lab-{port}.log"
     with log.open("ab") as out:
         process = subprocess.Popen(args, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
     lab = Lab(f"http://127.0.0.1:{port}/", token, port, process, log)
     _wait_ready(lab)
     return lab
+
+
+def _this_build(workdir: Path) -> Path | None:
+    """A labextensions folder holding this checkout's build of the panel, which Lab then prefers to an
+    installed copy (the same one where the checkout is installed editable; another one in a worktree)."""
+    build = ROOT / "prime_jupyter" / "labextension"
+    if not (build / "package.json").exists():
+        return None
+    folder = workdir / "labextensions"
+    folder.mkdir(parents=True, exist_ok=True)
+    link = folder / "prime-jupyter"
+    if not link.exists():
+        link.symlink_to(build, target_is_directory=True)
+    return folder
 
 
 def _wait_ready(lab: Lab, timeout: float = 90.0) -> None:
@@ -154,12 +180,12 @@ def _wait_ready(lab: Lab, timeout: float = 90.0) -> None:
     raise RuntimeError(f"jupyter lab did not answer within {timeout} s:\n{lab.log_tail()}")
 
 
-def start_scenario(lab: Lab, scenario: str, params: Json | None = None) -> subprocess.Popen[str]:
-    """Start playing `scenario` of the node driver in a fresh browser page (see `finish_scenario`)."""
+def start_scenario(lab: Lab, scenario: str, params: Json | None = None, driver: Path = DRIVER) -> subprocess.Popen[str]:
+    """Start playing `scenario` of the node `driver` in a fresh browser page (see `finish_scenario`)."""
     SCREENSHOTS.mkdir(exist_ok=True)
     args = [
         "node",
-        str(DRIVER),
+        str(driver),
         "--scenario", scenario,
         "--url", lab.url,
         "--token", lab.token,
@@ -193,9 +219,11 @@ def finish_scenario(lab: Lab, driver: subprocess.Popen[str], timeout: float = 15
     return report
 
 
-def run_scenario(lab: Lab, scenario: str, params: Json | None = None, timeout: float = 150.0) -> Json:
-    """Play `scenario` in a fresh browser page and return the driver's report (see `finish_scenario`)."""
-    return finish_scenario(lab, start_scenario(lab, scenario, params), timeout)
+def run_scenario(
+    lab: Lab, scenario: str, params: Json | None = None, timeout: float = 150.0, driver: Path = DRIVER
+) -> Json:
+    """Play `scenario` of `driver` in a fresh browser page and return its report (see `finish_scenario`)."""
+    return finish_scenario(lab, start_scenario(lab, scenario, params, driver), timeout)
 
 
 def wait_for_file(path: Path, driver: subprocess.Popen[str], timeout: float = 90.0) -> None:

@@ -137,6 +137,9 @@ def test_insert_puts_the_answers_code_in_a_new_cell_with_its_provenance(kernel: 
     origin, code = payload["text"].split("\n", 1)
     assert code == "inserted = 3\nprint(inserted)" and payload["replace"] is False
     assert origin.startswith("# prime: session ") and "model scripted/m1" in origin and "entry None" not in origin
+    provenance = payload["metadata"]["prime"]  # for the labextension to put on the cell (set_next_input has none)
+    assert provenance["model"] == "scripted/m1" and f"session {provenance['session']}," in origin
+    assert provenance["entry"] and f"entry {provenance['entry']}," in origin
     assert "do not run it" in request_text(llm) and "NameError" in kernel.run("inserted").text()
 
 

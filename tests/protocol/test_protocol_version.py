@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from prime_jupyter.protocol.chat_commands import ChatExportCommand
+from prime_jupyter.protocol.commands import ExportCommand
 from prime_jupyter.protocol.frames import QueueFrame, parse_frame
 from prime_jupyter.protocol.requests import ChatNewRequest, ChatRequest
 from prime_jupyter.protocol.version import (
+    CAP_EXPORT_IPYNB,
     CAP_SEED_MESSAGES,
     CAPABILITIES,
     PROTOCOL_VERSION,
@@ -50,3 +53,11 @@ def test_old_client_new_server_skips_new_frame_types_and_ignores_new_fields() ->
 
 def test_a_bare_new_session_request_sends_no_seed_messages_key() -> None:
     assert "seedMessages" not in ChatNewRequest().model_dump(by_alias=True, exclude_defaults=True)
+
+
+def test_old_client_new_server_export_commands_mean_what_they_meant() -> None:
+    """Revision 4 adds `ipynb`: what an older client sends (html, jsonl, or no format) parses as before."""
+    assert ExportCommand.model_validate({"type": "export"}).format == "html"
+    assert ExportCommand.model_validate({"type": "export", "format": "jsonl"}).format == "jsonl"
+    chat = ChatExportCommand.model_validate({"sessionId": "s", "command": "export", "path": "out.html"})
+    assert chat.format is None and CAP_EXPORT_IPYNB in CAPABILITIES

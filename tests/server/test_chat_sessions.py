@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import nbformat
 import pytest
 from kit.server import PrimeClient, text_of
 
@@ -76,6 +77,18 @@ async def test_export_writes_html_and_jsonl(prime: PrimeClient, llm: ScriptedLLM
     jsonl = await command(prime, session_id, "export", path="copy.jsonl")
     lines = (jp_root_dir / "copy.jsonl").read_text().split("\n")
     assert jsonl["format"] == "jsonl" and json.loads(lines[0])["id"] == session_id
+
+
+async def test_a_path_ending_in_ipynb_exports_a_notebook(
+    prime: PrimeClient, llm: ScriptedLLMServer, jp_root_dir: Path
+) -> None:
+    session_id = await two_exchanges(prime, llm)
+    answer = await command(prime, session_id, "export", path="out/chat.ipynb")
+    assert answer == {"command": "export", "path": str(jp_root_dir / "out" / "chat.ipynb"), "format": "ipynb"}
+    notebook = nbformat.read(jp_root_dir / "out" / "chat.ipynb", as_version=4)
+    nbformat.validate(notebook)
+    assert [cell.source for cell in notebook.cells][-1] == "answer 2"
+    assert {cell.metadata["prime"]["session"] for cell in notebook.cells} == {session_id}
 
 
 async def test_moving_in_the_tree_tells_every_client_to_resync(prime: PrimeClient, llm: ScriptedLLMServer) -> None:

@@ -44,9 +44,16 @@ export class Lab {
   }
 
   async open() {
-    await this.page.goto(`${this.opts.url}lab?token=${this.opts.token}`);
-    await this.page.waitForSelector('#jupyterlab-splash', { state: 'detached', timeout: 60000 });
+    await this.load();
     await this.openPanel();
+  }
+
+  /** JupyterLab itself, restored (or with `reset`, its workspace emptied), without opening the panel. */
+  async load({ reset = false } = {}) {
+    await this.page.goto(`${this.opts.url}lab?${reset ? 'reset&' : ''}token=${this.opts.token}`);
+    await this.page.waitForSelector('#jupyterlab-splash', { state: 'detached', timeout: 60000 });
+    await this.page.waitForFunction(() => window.jupyterapp?.shell);
+    await this.page.evaluate(() => window.jupyterapp.restored);
   }
 
   async openPanel() {
@@ -175,3 +182,26 @@ export class Lab {
   }
 }
 
+/** Play the scenario the command line names, in a fresh page, and print its one-line JSON report. */
+export async function play(scenarios) {
+  const opts = options(process.argv);
+  const scenario = scenarios[opts.scenario];
+  if (!scenario) {
+    throw new Error(`unknown scenario ${opts.scenario}; known: ${Object.keys(scenarios).join(', ')}`);
+  }
+  const browser = await chromium.launch({ executablePath: opts.chromium, args: FLAGS });
+  const consoleErrors = [];
+  try {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    const page = await context.newPage();
+    page.on('console', m => m.type() === 'error' && consoleErrors.push(m.text()));
+    page.on('pageerror', e => consoleErrors.push(`pageerror: ${e.message}`));
+    const facts = await scenario(new Lab(page, opts), opts.params);
+    console.log(JSON.stringify({ ok: true, scenario: opts.scenario, console: consoleErrors, ...facts }));
+  } catch (error) {
+    console.log(JSON.stringify({ ok: false, scenario: opts.scenario, error: String(error?.stack ?? error), console: consoleErrors }));
+    process.exitCode = 1;
+  } finally {
+    await browser.close();
+  }
+}

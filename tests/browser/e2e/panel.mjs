@@ -10,7 +10,7 @@
  * (tests/browser/test_panel_e2e.py); this file only drives the page and reports what it saw.
  * playwright-core comes from labextension/node_modules; the browser is Debian's Chromium.
  */
-import { FLAGS, Lab, PANEL, PROMPT, WAIT, chromium, options } from './lab.mjs';
+import { PANEL, PROMPT, WAIT, play } from './lab.mjs';
 
 /** Samples the newest answer's length while it streams, until `done()` resolves. */
 async function sampleLengths(lab, until) {
@@ -313,6 +313,37 @@ const scenarios = {
     return { during, messages: await lab.messages() };
   },
 
+  /** "Export the Session as a Notebook": the session is written as an .ipynb and opens in Lab. */
+  async 'export-notebook'(lab, { prompt, expect }) {
+    await lab.open();
+    await lab.ready();
+    await lab.newSession();
+    await lab.send(prompt);
+    await lab.waitForAnswer(expect);
+    await lab.idle();
+    await lab.command('prime:export-notebook');
+    await lab.page.waitForFunction(
+      () => {
+        const widget = window.jupyterapp.shell.currentWidget;
+        return /prime-[^/]*\.ipynb$/.test(widget?.context?.path ?? '') && (widget.content.model?.cells.length ?? 0) >= 2;
+      },
+      undefined,
+      { timeout: WAIT }
+    );
+    const facts = await lab.page.evaluate(() => {
+      const widget = window.jupyterapp.shell.currentWidget;
+      const cells = [...widget.content.widgets].map(c => ({
+        type: c.model.type,
+        source: c.model.sharedModel.getSource(),
+        prime: c.model.getMetadata('prime') ?? null
+      }));
+      return { path: widget.context.path, sessionId: null, cells };
+    });
+    facts.sessionId = await lab.sessionId();
+    await lab.shot('15-export-notebook');
+    return facts;
+  },
+
   /** A server without the extension: `info` answers 404 and the panel says what is wrong. */
   async missing(lab) {
     await lab.open();
@@ -323,27 +354,4 @@ const scenarios = {
   }
 };
 
-async function main() {
-  const opts = options(process.argv);
-  const scenario = scenarios[opts.scenario];
-  if (!scenario) {
-    throw new Error(`unknown scenario ${opts.scenario}; known: ${Object.keys(scenarios).join(', ')}`);
-  }
-  const browser = await chromium.launch({ executablePath: opts.chromium, args: FLAGS });
-  const consoleErrors = [];
-  try {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-    const page = await context.newPage();
-    page.on('console', m => m.type() === 'error' && consoleErrors.push(m.text()));
-    page.on('pageerror', e => consoleErrors.push(`pageerror: ${e.message}`));
-    const facts = await scenario(new Lab(page, opts), opts.params);
-    console.log(JSON.stringify({ ok: true, scenario: opts.scenario, console: consoleErrors, ...facts }));
-  } catch (error) {
-    console.log(JSON.stringify({ ok: false, scenario: opts.scenario, error: String(error?.stack ?? error), console: consoleErrors }));
-    process.exitCode = 1;
-  } finally {
-    await browser.close();
-  }
-}
-
-await main();
+await play(scenarios);

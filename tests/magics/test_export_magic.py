@@ -1,4 +1,4 @@
-"""A session exported as a notebook: text, code, an image output and an error, with provenance."""
+"""`%prime export ipynb` in a kernel: a session with text, code, an image output and an error, with provenance."""
 
 from __future__ import annotations
 

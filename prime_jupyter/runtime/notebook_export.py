@@ -2,7 +2,9 @@
 with their outputs, provenance (session, transcript entry, model) in each cell's metadata under `prime`.
 
 Pure: messages in, the JSON of an nbformat 4.5 notebook out (valid per `nbformat.validate`). It depends
-only on the message types, so any surface's export can use it.
+only on the message types and lives below the front ends, so every surface exports through the one
+`export` command of the connection (`runtime.export.export_session`): the panel, the terminal app,
+`%prime export` and `Session.export` alike.
 """
 
 from __future__ import annotations

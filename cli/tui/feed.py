@@ -1,0 +1,95 @@
+"""From connection events to the screen, through the Python view fold (design.md D12).
+
+The app keeps no conversation model of its own: `ViewFold` (`prime_jupyter.protocol.view`) folds the
+session's events into a `ViewState`, the same fold the panel's `model.ts` twins, and `Feed.render` draws a
+state by comparing it with the last one drawn. States share what did not change, so only messages whose
+`MessageView` is a new object are redrawn. A snapshot (an attach, a replaced session) starts a new fold;
+only its newest `MOUNTED_MESSAGES` messages are mounted, so a long session opens quickly.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterable
+
+from prime_jupyter.protocol.events import SessionEvent
+from prime_jupyter.protocol.snapshot import AttachSnapshot
+from prime_jupyter.protocol.view import ViewFold, ViewState, add_local_message, is_running
+
+from .widgets.conversation import Conversation
+from .widgets.queue_view import QueueView
+
+__all__ = ["MOUNTED_MESSAGES", "Feed"]
+
+MOUNTED_MESSAGES = 200
+"""How many of a session's newest messages are mounted when it is opened."""
+
+
+class Feed:
+    """The session's view fold, and what of it the conversation and the queue show."""
+
+    def __init__(self, conversation: Conversation, queue: QueueView, mounted: int = MOUNTED_MESSAGES) -> None:
+        self.conversation = conversation
+        self.queue = queue
+        self.mounted = mounted
+        """How many of the newest messages a session opens with; scrolling to the top mounts as many more."""
+        self.fold: ViewFold | None = None
+        self._drawn: ViewState | None = None
+        self._hidden = 0
+
+    @property
+    def state(self) -> ViewState | None:
+        return self.fold.state if self.fold is not None else None
+
+    @property
+    def running(self) -> bool:
+        return self.fold is not None and is_running(self.fold.state)
+
+    async def load(self, snapshot: AttachSnapshot) -> None:
+        """Draw a session from scratch."""
+        self.fold = ViewFold.from_snapshot(snapshot)
+        await self.conversation.clear()
+        self._drawn = None
+        self._hidden = max(0, len(self.fold.state.messages) - self.mounted)
+        await self.conversation.set_earlier(self._hidden)
+        await self.render()
+
+    async def load_earlier(self) -> bool:
+        """Mount the next `mounted` earlier messages above the others; False when all are mounted."""
+        if self.fold is None or self._hidden == 0:
+            return False
+        start = max(0, self._hidden - self.mounted)
+        await self.conversation.show_earlier(self.fold.state.messages[start : self._hidden])
+        self._hidden = start
+        await self.conversation.set_earlier(start)
+        return True
+
+    def apply(self, events: Iterable[SessionEvent]) -> None:
+        if self.fold is not None:
+            self.fold.apply_events(events)
+
+    def add_local(self, text: str) -> None:
+        """Show a prompt this app is sending before the session confirms it."""
+        if self.fold is not None:
+            local_id = f"local-{uuid.uuid4().hex[:12]}"
+            self.fold.state = add_local_message(self.fold.state, local_id, text, int(time.time() * 1000))
+
+    async def render(self) -> None:
+        """Draw the fold's state: what changed since the last one drawn."""
+        if self.fold is None:
+            return
+        state, drawn = self.fold.state, self._drawn
+        self._drawn = state
+        if drawn is not None and (state.messages is not drawn.messages or state.notices is not drawn.notices):
+            self.conversation.output_arrived()
+        if drawn is None or state.messages is not drawn.messages:
+            shown = state.messages[self._hidden :]
+            if drawn is not None:
+                gone = {m.key for m in drawn.messages} - {m.key for m in state.messages}
+                await self.conversation.drop_messages(gone)
+            await self.conversation.show_messages(shown)
+        if drawn is None or state.notices is not drawn.notices:
+            await self.conversation.show_notices(state.notices)
+        if drawn is None or (state.steering, state.follow_up) != (drawn.steering, drawn.follow_up):
+            self.queue.show(state.steering, state.follow_up)

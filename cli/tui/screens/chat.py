@@ -1,0 +1,391 @@
+"""The chat: conversation, queue, command menu, editor and footer, on one `AgentConnection`.
+
+The screen paints before the connection exists: the connection is opened in a worker after the first
+paint, and prompts sent meanwhile wait for it. Connection events arrive through the listener into a
+queue that one worker drains in order (a burst of streamed deltas is drawn once); the feed draws them,
+the footer is refreshed from `get_state()` when a run or the model changes, and questions open the
+question dialog (one at a time, closed here when they are settled anywhere).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.events import Click
+from textual.message import Message
+from textual.notifications import SeverityLevel
+from textual.screen import Screen
+from textual.widget import MountError
+from textual.widgets import Static, TextArea
+
+from prime_jupyter import gc_policy
+from prime_jupyter.connection.base import AgentConnection
+from prime_jupyter.connection.types import (
+    ClientNotice,
+    ClientSetEditorText,
+    Closed,
+    ConnectionEvent,
+    ConnectionStatus,
+    SessionEventReceived,
+    SessionReplaced,
+)
+from prime_jupyter.errors import PrimeError
+from prime_jupyter.protocol.questions import Question
+
+from ..commands import COMMANDS, resolve, run_command, take_back
+from ..completion import Completions
+from ..connect import Connector
+from ..external_editor import edit_externally
+from ..feed import Feed
+from ..files import attach_files
+from ..widgets.command_menu import CommandMenu
+from ..widgets.conversation import Conversation
+from ..widgets.editor import PromptEditor
+from ..widgets.queue_view import QueueView
+from ..widgets.status_footer import StatusFooter, footer_info
+from .question import DialogResult, QuestionDialog
+
+__all__ = ["ChatScreen"]
+
+_KERNEL_EVENTS = frozenset({"agent_start", "agent_end", "tool_execution_start", "tool_execution_end"})
+"""After these the kernel's state may have changed (the view state does not carry it: `get_state()` does)."""
+
+
+_BELL_AFTER_S = 5.0
+"""A run longer than this rings the terminal's bell when it ends (the user may be looking elsewhere)."""
+_SEVERITY: dict[str, SeverityLevel] = {"info": "information", "warning": "warning", "error": "error"}
+
+
+class ChatScreen(Screen[None]):
+    AUTO_FOCUS = "#editor"
+    BINDINGS = [
+        Binding("escape", "escape", "abort", show=False),
+        Binding("shift+tab", "cycle_thinking", "thinking", show=False, priority=True),
+        Binding("ctrl+o", "expand_all", "expand output", show=False),
+        Binding("ctrl+l", "command('model')", "model", show=False),
+        Binding("ctrl+d", "quit_if_empty", "quit", show=False),
+        Binding("ctrl+c", "interrupt", "clear or abort", show=False),
+        Binding("alt+up", "take_back", "edit the last queued message", show=False),
+        Binding("ctrl+end", "jump_to_end", "newest output", show=False, priority=True),
+    ]
+
+    class Connected(Message):
+        """The connection is open (the app keeps it, to close it at exit)."""
+
+        def __init__(self, connection: AgentConnection) -> None:
+            super().__init__()
+            self.connection = connection
+
+    class ConnectFailed(Message):
+        def __init__(self, error: str) -> None:
+            super().__init__()
+            self.error = error
+
+    def __init__(
+        self,
+        connect: Connector,
+        cwd_label: str,
+        initial_prompt: str | None = None,
+        dispose: bool = False,
+        attached: bool = False,
+    ) -> None:
+        super().__init__()
+        self._dispose = dispose
+        self.attached = attached
+        """The session lives in a Jupyter server (quitting leaves it running there)."""
+        self._connect = connect
+        self._cwd_label = cwd_label
+        self.connection: AgentConnection | None = None
+        self._waiting: list[tuple[str, str]] = [("send", initial_prompt)] if initial_prompt else []
+        self._events: asyncio.Queue[ConnectionEvent] = asyncio.Queue()
+        self._dialog: QuestionDialog | None = None
+        self._kernel_state: str | None = None
+        self._kernel_stale = True
+        self._run_started: float | None = None
+        self.completions = Completions(self.commands)
+        self._expanded = False
+        self._link = "connected"
+        self._unsubscribe: Callable[[], None] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Conversation(id="conversation")
+        yield Static("↓ new output below (Ctrl+End)", id="below")
+        yield QueueView(id="queue")
+        yield CommandMenu(id="commands")
+        yield PromptEditor(id="editor")
+        yield StatusFooter(self._cwd_label, id="footer")
+
+    def on_mount(self) -> None:
+        self.conversation = self.query_one(Conversation)
+        self.editor = self.query_one(PromptEditor)
+        self.menu = self.query_one(CommandMenu)
+        self.footer = self.query_one(StatusFooter)
+        self.feed = Feed(self.conversation, self.query_one(QueueView))
+        self.call_after_refresh(self._open)
+
+    async def on_unmount(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        if self._dispose and self.connection is not None:
+            await self.connection.dispose()
+
+    def commands(self) -> list[tuple[str, str]]:
+        return list(COMMANDS)
+
+    # --- the connection -------------------------------------------------------------------------
+
+    @work(group="connect")
+    async def _open(self) -> None:
+        try:
+            connection = await self._connect()
+        except PrimeError as exc:
+            self.post_message(self.ConnectFailed(str(exc)))
+            return
+        self.connection = connection
+        self.post_message(self.Connected(connection))
+        self._unsubscribe = connection.subscribe(self._events.put_nowait)
+        snapshot = await connection.get_snapshot()
+        self.completions.connection = connection
+        self.completions.set_cwd(snapshot.state.cwd)
+        await self.feed.load(snapshot)
+        await self._after_render()
+        gc_policy.start_up_done()  # the session is open and drawn: start-up is over
+        self._pump()
+        waiting, self._waiting = self._waiting, []
+        for behavior, text in waiting:
+            await self._send(text, behavior)
+
+    @work(group="events")
+    async def _pump(self) -> None:
+        try:
+            await self._drain()
+        except MountError:
+            return  # the app quit while a widget was being mounted: its DOM is going away
+
+    async def _drain(self) -> None:
+        """Fold every event that came since the last pass, then draw once."""
+        while True:
+            batch = [await self._events.get()]
+            while not self._events.empty():
+                batch.append(self._events.get_nowait())
+            for item in batch:
+                if isinstance(item, SessionEventReceived):
+                    self.feed.apply((item.event,))
+                    self._kernel_stale |= item.event.type in _KERNEL_EVENTS
+                else:
+                    await self._connection_event(item)
+            await self.feed.render()
+            await self._after_render()
+
+    async def _connection_event(self, item: ConnectionEvent) -> None:
+        if isinstance(item, SessionReplaced):
+            await self.feed.render()
+            await self.feed.load(item.snapshot)
+            self._kernel_stale = True
+        elif isinstance(item, ClientSetEditorText):
+            self.editor.set_prompt(item.text)
+        elif isinstance(item, ClientNotice):
+            self.notify(item.message, severity=_SEVERITY[item.level])
+        elif isinstance(item, ConnectionStatus):
+            self._link = item.status
+        elif isinstance(item, Closed):
+            await self.conversation.add_line(f"Disconnected: {item.error or 'the connection closed'}", "error")
+
+    async def _after_render(self) -> None:
+        """What follows the view state outside the conversation: questions and the footer."""
+        state = self.feed.state
+        if state is None:
+            return
+        self._sync_questions(state.questions)
+        self._ring_after_a_long_run()
+        if self._kernel_stale and self.connection is not None:
+            self._kernel_stale = False
+            try:
+                self._kernel_state = (await self.connection.get_state()).kernel_state
+            except PrimeError:  # the server is out of reach: the connection says so, and reconnects
+                self._kernel_stale = True
+        self.refresh_footer()
+
+    def _ring_after_a_long_run(self) -> None:
+        now = time.monotonic()
+        if self.feed.running and self._run_started is None:
+            self._run_started = now
+        elif not self.feed.running and self._run_started is not None:
+            if now - self._run_started > _BELL_AFTER_S:
+                self.app.bell()
+            self._run_started = None
+            gc_policy.modules_loaded()  # a first run imports a provider SDK: freeze it, as the server does
+
+    def refresh_footer(self) -> None:
+        if self.feed.state is not None:
+            self.footer.show(footer_info(self.feed.state, self._kernel_state, self.feed.running, self._link))
+
+    # --- questions ------------------------------------------------------------------------------
+
+    def _sync_questions(self, questions: tuple[Question, ...]) -> None:
+        """One dialog at a time, for the oldest pending question; closed when it is settled anywhere."""
+        if self._dialog is not None and all(q.id != self._dialog.question.id for q in questions):
+            self._dialog.close_settled()
+            self._dialog = None
+        if self._dialog is None and questions:
+            question = questions[0]
+            self._dialog = QuestionDialog(question)
+            self.app.bell()
+            self.app.push_screen(self._dialog, lambda result: self._answered(question, result))
+
+    def _answered(self, question: Question, result: DialogResult | None) -> None:
+        if self._dialog is not None and self._dialog.question.id == question.id:
+            self._dialog = None
+        if result is not None and result.send and self.connection is not None:
+            self._answer(question.id, result)
+
+    @work(group="answers")
+    async def _answer(self, question_id: str, result: DialogResult) -> None:
+        if self.connection is not None:
+            try:
+                await self.connection.answer_question(question_id, result.answer)
+            except PrimeError as exc:
+                self.notify(f"The answer was not sent: {exc}", severity="error")
+
+    # --- the editor -----------------------------------------------------------------------------
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        text = self.editor.text
+        if self.completions.needs_files(text):
+            self._list_files()
+        self.editor.menu_open = self.menu.show(self.completions.choices(text))
+
+    @work(group="files", exclusive=True)
+    async def _list_files(self) -> None:
+        await self.completions.list_files()
+        self.editor.menu_open = self.menu.show(self.completions.choices(self.editor.text))
+
+    def on_prompt_editor_menu_key(self, event: PromptEditor.MenuKey) -> None:
+        if event.key == "tab":
+            chosen = self.menu.chosen()
+            if chosen:
+                self.editor.set_prompt(chosen)
+        else:
+            self.menu.move(1 if event.key == "down" else -1)
+
+    async def on_prompt_editor_submitted(self, event: PromptEditor.Submitted) -> None:
+        text = event.text.strip()
+        if text.startswith("/") and "\n" not in text:
+            word, _, arg = text[1:].partition(" ")
+            name = resolve(word, [n for n, _ in self.commands()])
+            if name is not None:
+                self._command(name, arg.strip())
+                return
+        behavior = "follow_up" if event.behavior == "follow_up" else "send"
+        if self.connection is None:
+            self._waiting.append((behavior, event.text))
+            return
+        await self._send(event.text, behavior)
+
+    async def _send(self, text: str, behavior: str) -> None:
+        assert self.connection is not None
+        attached = await asyncio.to_thread(attach_files, text, self.completions.cwd)
+        if attached.error is not None:
+            await self.conversation.add_line(f"Not sent: {attached.error}", "error")
+            self.editor.set_prompt(text)
+            return
+        images = attached.images or None
+        try:
+            if not self.feed.running:
+                self.feed.add_local(text)
+                await self.feed.render()
+                await self.connection.prompt(attached.text, images)
+            elif behavior == "follow_up":
+                await self.connection.follow_up(attached.text, images)
+            else:
+                await self.connection.steer(attached.text, images)
+        except PrimeError as exc:
+            await self.conversation.add_line(f"Not sent: {exc}", "error")
+
+    @work(group="command")
+    async def _command(self, name: str, arg: str) -> None:
+        await run_command(self, name, arg)
+
+    # --- actions --------------------------------------------------------------------------------
+
+    def action_escape(self) -> None:
+        if self.menu.display:
+            self.menu.display = False
+            self.editor.menu_open = False
+        elif self.feed.running and self.connection is not None:
+            self._abort()
+
+    @work(group="abort")
+    async def _abort(self) -> None:
+        if self.connection is not None:
+            try:
+                await self.connection.abort()
+            except PrimeError as exc:
+                self.notify(f"Could not abort: {exc}", severity="error")
+
+    def action_cycle_thinking(self) -> None:
+        self._command("thinking", "")
+
+    def action_expand_all(self) -> None:
+        self._expanded = not self._expanded
+        self.conversation.set_expanded(self._expanded)
+
+    def action_command(self, name: str) -> None:
+        self._command(name, "")
+
+    def on_conversation_reached_top(self, message: Conversation.ReachedTop) -> None:
+        self._load_earlier()
+
+    @work(group="earlier", exclusive=True)
+    async def _load_earlier(self) -> None:
+        await self.feed.load_earlier()
+
+    def on_conversation_behind(self, message: Conversation.Behind) -> None:
+        self.query_one("#below").display = message.behind
+
+    def on_click(self, event: Click) -> None:
+        if event.widget is not None and event.widget.id == "below":
+            self.action_jump_to_end()
+
+    def action_jump_to_end(self) -> None:
+        self.conversation.jump_to_end()
+
+    def on_prompt_editor_external_edit(self, event: PromptEditor.ExternalEdit) -> None:
+        """Ctrl+G: edit the prompt in `$VISUAL` / `$EDITOR`; the app steps aside while it runs."""
+        text = edit_externally(self.app, self.editor.text)
+        if text is not None:
+            self.editor.set_prompt(text)
+
+    def action_take_back(self) -> None:
+        self._take_back()
+
+    @work(group="queue")
+    async def _take_back(self) -> None:
+        """The last queued message back into the editor; the others stay queued, in order."""
+        if self.connection is None:
+            return
+        try:
+            last = await take_back(self.connection)
+        except PrimeError as exc:
+            self.notify(f"The queue could not be changed: {exc}", severity="error")
+            return
+        if last is not None:
+            self.editor.set_prompt(last)
+
+    async def action_interrupt(self) -> None:
+        """Ctrl+C: clear the editor; with nothing to clear, abort the run; with no run, say how to quit."""
+        if self.editor.text:
+            self.editor.set_prompt("")
+        elif self.feed.running and self.connection is not None:
+            self._abort()
+        else:
+            await self.app.run_action("help_quit")
+
+    def action_quit_if_empty(self) -> None:
+        if not self.editor.text:
+            self.app.exit()

@@ -1,0 +1,219 @@
+"""What a tool card shows, as Rich renderables: pure functions of a tool's arguments and result.
+
+`ipython`: the code highlighted, then its outputs in the order the kernel sent them (stdout, stderr in
+red, `text/plain` of results and displays, an `edit()` diff coloured, an image as a placeholder with its
+type, size and pixel size, a traceback without colour codes and separator lines). `bash`: the command
+and its output. `edit`: its coloured diff; `write`: the content written; `read`: what it read. Any other
+tool: its arguments and the text of its result. Long output shows its last lines until expanded.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pydantic import JsonValue
+from rich.console import Group, RenderableType
+from rich.syntax import Syntax
+from rich.text import Text
+
+from prime_jupyter.ai.types import ImageContent, TextContent
+from prime_jupyter.protocol.view import ToolView
+
+__all__ = ["PREVIEW_LINES", "CardData", "card_data", "render_tool", "summary_of"]
+
+PREVIEW_LINES = 8
+"""Lines of output a collapsed card shows (its last ones: errors and results come at the end)."""
+_CODE_PREVIEW_LINES = 20
+_SUMMARY_LENGTH = 80
+DIFF_MIME = "application/vnd.prime.diff+json"
+"""The MIME type of the diff the kernel's `edit()` helper displays (`kernel/helpers.py`)."""
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+_SEPARATOR = re.compile(r"^-{20,}\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class CardData:
+    """One tool call as a card draws it."""
+
+    name: str
+    args: dict[str, JsonValue]
+    content: Sequence[TextContent | ImageContent] = ()
+    details: JsonValue = None
+    status: str = "pending"
+    """`pending` (arguments streaming), `running`, `done` or `error`."""
+
+
+_STATUS = {"input-streaming": "pending", "input-available": "running", "output-available": "done"}
+
+
+def card_data(tool: ToolView) -> CardData:
+    """What a card draws of a tool part of the view state (the call joined with its result so far)."""
+    status = _STATUS.get(tool.state, "error")
+    output = tool.output
+    content: Sequence[TextContent | ImageContent] = tuple(output.content) if output is not None else ()
+    if status == "error" and not content and tool.error_text:
+        content = (TextContent(text=tool.error_text),)
+    args = dict(tool.input)
+    if status == "pending" and not args and tool.draft:
+        args = {"…": tool.draft}
+    return CardData(tool.tool_name, args, content, output.details if output is not None else None, status)
+
+
+def summary_of(view: CardData) -> str:
+    """The card's header line after the tool's name: the first line of its code or command."""
+    key = {"ipython": "code", "bash": "command", "edit": "path", "write": "path", "read": "path"}.get(view.name)
+    value = view.args.get(key) if key else next((v for v in view.args.values() if isinstance(v, str)), None)
+    first = value.strip().splitlines()[0] if isinstance(value, str) and value.strip() else ""
+    return first if len(first) <= _SUMMARY_LENGTH else first[: _SUMMARY_LENGTH - 1] + "…"
+
+
+def render_tool(view: CardData, expanded: bool) -> RenderableType:
+    """The card's body: input, then output (its last `PREVIEW_LINES` lines unless `expanded`)."""
+    parts: list[RenderableType] = []
+    if view.name == "ipython":
+        code = view.args.get("code")
+        lexer = "bash" if isinstance(code, str) and code.startswith("%%bash") else "python"
+        if isinstance(code, str) and code:
+            parts.append(_code(code, lexer, expanded))
+        output = _ipython_output(view)
+    elif view.name == "bash":
+        command = view.args.get("command")
+        if isinstance(command, str) and command:
+            parts.append(_code(command, "bash", expanded))
+        output = _plain_output(view)
+    elif view.name in ("edit", "write", "read"):
+        content = view.args.get("content")
+        path = view.args.get("path")
+        if view.name == "write" and isinstance(content, str) and content:
+            lexer = Syntax.guess_lexer(path if isinstance(path, str) else "", content)
+            parts.append(_code(content, lexer, expanded, always=True))
+        details = view.details if isinstance(view.details, dict) else {}
+        diff = details.get("diff")
+        output = _diff_text(diff) if isinstance(diff, str) and diff else _plain_output(view)
+    else:
+        if view.args:
+            arguments = json.dumps(view.args, indent=2, ensure_ascii=False)
+            parts.append(_preview(Text(arguments, style="dim"), expanded))
+        output = _plain_output(view)
+    if output.plain.strip():
+        parts.append(_preview(output, expanded))
+    return Group(*parts)
+
+
+def _code(code: str, lexer: str, expanded: bool, always: bool = False) -> RenderableType:
+    lines = code.rstrip("\n").split("\n")
+    if not always and len(lines) == 1 and len(lines[0]) <= _SUMMARY_LENGTH:
+        return Group()  # the header shows all of it
+    if not expanded and len(lines) > _CODE_PREVIEW_LINES:
+        hidden = len(lines) - _CODE_PREVIEW_LINES
+        code = "\n".join(lines[:_CODE_PREVIEW_LINES])
+        more = Text(f"… {hidden} more lines of code", style="dim italic")
+        return Group(Syntax(code, lexer, theme="ansi_dark", background_color="default", word_wrap=True), more)
+    return Syntax(code.rstrip("\n"), lexer, theme="ansi_dark", background_color="default", word_wrap=True)
+
+
+def _preview(output: Text, expanded: bool) -> Text:
+    lines = output.split("\n", allow_blank=True)
+    while lines and not lines[-1].plain.strip():
+        lines.pop()
+    if expanded or len(lines) <= PREVIEW_LINES:
+        return Text("\n").join(lines)
+    hidden = len(lines) - PREVIEW_LINES
+    note = Text(f"… {hidden} earlier lines (ctrl+o to expand)", style="dim italic")
+    return Text("\n").join([note, *lines[-PREVIEW_LINES:]])
+
+
+def _plain_output(view: CardData) -> Text:
+    style = "red" if view.status == "error" else ""
+    texts = [block.text for block in view.content if isinstance(block, TextContent)]
+    images = [_image_note(block.mime_type, block.data) for block in view.content if isinstance(block, ImageContent)]
+    return Text(_strip_ansi("\n".join(texts + images)), style=style)
+
+
+def _ipython_output(view: CardData) -> Text:
+    details = view.details if isinstance(view.details, dict) else {}
+    outputs = details.get("outputs")
+    if not isinstance(outputs, list):
+        return _plain_output(view)  # a kernel that failed to start, or a transcript without details
+    text = Text()
+    for output in outputs:
+        if isinstance(output, dict):
+            _append_output(text, output)
+    return text
+
+
+def _append_output(text: Text, output: dict[str, JsonValue]) -> None:
+    kind = output.get("output_type")
+    if kind == "stream":
+        body = output.get("text")
+        if isinstance(body, str):
+            text.append(_strip_ansi(body), style="red" if output.get("name") == "stderr" else "")
+    elif kind in ("execute_result", "display_data"):
+        data = output.get("data")
+        if isinstance(data, dict):
+            _append_bundle(text, data, output.get("execution_count"))
+    elif kind == "error":
+        traceback = output.get("traceback")
+        lines = [line for line in traceback if isinstance(line, str)] if isinstance(traceback, list) else []
+        if not lines:
+            lines = [f"{output.get('ename', 'Error')}: {output.get('evalue', '')}"]
+        cleaned = [line for line in _strip_ansi("\n".join(lines)).split("\n") if not _SEPARATOR.match(line)]
+        _newline(text)
+        text.append("\n".join(cleaned).strip("\n") + "\n", style="red")
+
+
+def _append_bundle(text: Text, data: dict[str, JsonValue], count: JsonValue) -> None:
+    images = [mime for mime in data if mime.startswith("image/")]
+    plain = data.get("text/plain")
+    _newline(text)
+    diff = data.get(DIFF_MIME)
+    if isinstance(diff, dict) and isinstance(diff.get("diff"), str):  # the kernel's edit(): a coloured diff
+        text.append(f"Edited {diff.get('path', '')}\n", style="bold")
+        text.append_text(_diff_text(str(diff["diff"])))
+        return
+    for mime in images:
+        value = data[mime]
+        text.append(_image_note(mime, value if isinstance(value, str) else "") + "\n", style="cyan")
+    if isinstance(plain, str) and not (images and plain.startswith("<Figure")):
+        prefix = f"Out[{count}]: " if isinstance(count, int) else ""
+        text.append(prefix, style="dim")
+        text.append(_strip_ansi(plain) + "\n")
+
+
+def _diff_text(diff: str) -> Text:
+    """A unified diff, added lines green, removed ones red, hunk headers cyan."""
+    text = Text()
+    for line in diff.rstrip("\n").split("\n"):
+        style = "cyan" if line.startswith("@@") else "bold" if line.startswith(("+++", "---")) else ""
+        if not style:
+            style = "green" if line.startswith("+") else "red" if line.startswith("-") else ""
+        text.append(line + "\n", style=style)
+    return text
+
+
+def _newline(text: Text) -> None:
+    if text.plain and not text.plain.endswith("\n"):
+        text.append("\n")
+
+
+def _image_note(mime: str, data: str) -> str:
+    """`[image/png 640x480, 12 KB]`: what a terminal without a graphics protocol shows for an image."""
+    try:
+        raw = base64.b64decode(data[: 4 * ((len(data) + 3) // 4)], validate=False)
+    except ValueError:
+        raw = b""
+    size = f"{max(1, len(raw) // 1024)} KB" if raw else "empty"
+    dims = ""
+    if raw[:8] == b"\x89PNG\r\n\x1a\n" and len(raw) >= 24:
+        width, height = struct.unpack(">II", raw[16:24])
+        dims = f" {width}x{height},"
+    return f"[{mime}{dims} {size}]"
+
+
+def _strip_ansi(text: str) -> str:
+    return _ANSI.sub("", text)

@@ -1,0 +1,47 @@
+"""`%%prime` in a JupyterLab notebook, end to end: headless Chromium against a real `jupyter lab`, whose
+notebook kernel loads the magics and asks the scripted LLM server. The answer streams into the cell's own
+output (one display, updated in place). Screenshots land in `tests/browser/screenshots/notebook-*.png`.
+
+Streaming needs no panel: only Lab's notebook, a python3 kernel, and `prime_jupyter` importable in that
+kernel. `--insert`'s provenance metadata needs the panel's labextension (`provenance.ts`): the lab loads
+this checkout's build of it (`kit.browser.start_lab`).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from kit.browser import NOTEBOOK_DRIVER, SCREENSHOTS, Lab, run_scenario
+
+from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text
+
+pytestmark = pytest.mark.timeout(300)
+
+WORDS = " ".join(f"word{i}" for i in range(150))
+ANSWER = f"The notebook answer begins. {WORDS}. The notebook answer ends."
+
+
+def test_a_prime_cell_streams_its_answer_into_the_cells_output(lab: Lab, turns: ScriptedLLMServer) -> None:
+    turns.enqueue(ScriptedTurn(blocks=[Text(text=ANSWER, chunks=60)], chunk_delay_s=0.05))
+    params = {"prompt": "Tell me about this notebook", "partial": "The notebook answer begins.", "expect": ANSWER}
+    report = run_scenario(lab, "prime-cell", params, driver=NOTEBOOK_DRIVER)
+    assert report["loaded"]["executionCount"] == 1 and "Error" not in report["loaded"]["text"]
+    assert ANSWER in report["cell"]["text"] and "text/markdown" in report["cell"]["mimeTypes"]
+    assert report["cell"]["executionCount"] == 2
+    streaming = [text for text in report["samples"] if ANSWER not in text]  # seen before the answer was whole
+    assert len(streaming) >= 2, f"the answer did not stream into the cell: {report['samples']}"
+    assert "Tell me about this notebook" in json.dumps(turns.requests[-1].body)
+    assert (SCREENSHOTS / "notebook-02-prime-answer.png").exists()
+
+
+def test_insert_puts_the_code_in_a_new_cell_with_provenance_in_its_metadata(lab: Lab, turns: ScriptedLLMServer) -> None:
+    turns.enqueue(ScriptedTurn(blocks=[Text(text="Here:\n\n```python\nanswer = 6 * 7\nprint(answer)\n```\n")]))
+    report = run_scenario(lab, "insert-cell", {"prompt": "code that prints 42"}, driver=NOTEBOOK_DRIVER)
+    assert report["index"] == 2, report  # right below the %%prime cell
+    origin, code = report["source"].split("\n", 1)
+    assert code == "answer = 6 * 7\nprint(answer)"
+    provenance = report["metadata"]  # set by the labextension from the set_next_input payload
+    assert provenance is not None, "the inserted cell has no prime metadata"
+    assert provenance["model"] == "scripted/m1" and provenance["entry"] and provenance["session"]
+    assert origin == f"# prime: session {provenance['session']}, entry {provenance['entry']}, model scripted/m1"

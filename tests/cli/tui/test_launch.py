@@ -1,0 +1,81 @@
+"""How `jupyter prime` opens the app: only on a terminal, and on the session its arguments name."""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from prime_jupyter.cli.args import build_parser
+from prime_jupyter.cli.tui.app import PrimeApp
+from prime_jupyter.cli.tui.connect import open_local
+from prime_jupyter.cli.tui.launch import cwd_label, wants_app
+from prime_jupyter.cli.tui.widgets.editor import PromptEditor
+from tui_kit import SIZE, answers, local_connection, until
+
+from prime_jupyter.connection.base import AgentConnection
+from prime_jupyter.errors import PrimeError
+from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text
+
+
+def test_the_app_opens_only_on_a_terminal_without_print_or_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    leader, follower = os.openpty()  # a real terminal for standard input and output
+    with open(follower, "w", closefd=True) as tty, open(leader, "rb", closefd=True):
+        monkeypatch.setattr(sys, "stdin", tty)
+        monkeypatch.setattr(sys, "stdout", tty)
+        assert wants_app(False, "text")
+        assert not wants_app(True, "text") and not wants_app(False, "json")
+        monkeypatch.setattr(sys, "stdin", io.StringIO("piped"))
+        assert not wants_app(False, "text")
+
+
+def test_the_footer_names_the_home_directory_with_a_tilde() -> None:
+    assert cwd_label(Path.home() / "project") == "~/project" and cwd_label(Path("/srv/x")) == "/srv/x"
+
+
+@pytest.mark.asyncio
+async def test_continue_opens_the_latest_session_with_its_conversation(
+    home: Path, llm: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="the answer before")]))
+    earlier = local_connection(home)
+    await earlier.prompt("the question before")
+    await earlier.wait_for_idle()
+    await earlier.dispose()
+    monkeypatch.setenv("PRIME_AGENT_DIR", str(home))
+    args = vars(build_parser().parse_args(["-c", "--tools", "bash"]))
+    app = PrimeApp(lambda: open_local(args, home.parent / "work"), cwd_label="~/work", owns_connection=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: "the answer before" in answers(app))
+        assert app.connection is not None
+        state = await app.connection.get_state()
+        assert state.model is not None and state.model.id == "m1"
+
+
+@pytest.mark.asyncio
+async def test_a_session_that_cannot_be_opened_ends_the_app_with_the_reason() -> None:
+    async def connect() -> AgentConnection:
+        raise PrimeError("no API key for provider 'anthropic': set ANTHROPIC_API_KEY")
+
+    app = PrimeApp(connect, cwd_label="~/work")
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.failure is not None)
+    assert app.failure is not None and "ANTHROPIC_API_KEY" in app.failure
+
+
+@pytest.mark.asyncio
+async def test_ctrl_c_clears_the_editor(home: Path) -> None:
+    connection = local_connection(home)
+    try:
+        app = PrimeApp(lambda: _ready(connection), cwd_label="~/work")
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press(*"half a thought", "ctrl+c")
+            assert app.screen.query_one(PromptEditor).text == ""
+    finally:
+        await connection.dispose()
+
+
+async def _ready(connection: AgentConnection) -> AgentConnection:
+    return connection

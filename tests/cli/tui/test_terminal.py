@@ -1,0 +1,116 @@
+"""End to end in a real terminal: tmux runs the installed `jupyter prime` console script against the
+scripted LLM server; the test types a prompt, sees the answer stream in and quits.
+
+The console script is the one beside the test's Python (`.venv/bin/jupyter-prime`), run with this
+checkout first on `PYTHONPATH`, so a worktree tests its own code through the installed entry point. The
+tmux server is the test's own (its own socket), so no other tmux session is touched. The last screen is
+printed (run with `-s` to see it).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text
+from prime_jupyter.testing.jupyter_process import ROOT
+
+TMUX = shutil.which("tmux")
+SCRIPT = Path(sys.executable).parent / "jupyter-prime"
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(TMUX is None, reason="tmux is not installed"),
+    pytest.mark.skipif(not SCRIPT.exists(), reason="the jupyter-prime console script is not installed"),
+]
+
+
+class Terminal:
+    """One tmux session on a socket of its own, 100x30, running one command."""
+
+    def __init__(self, socket: str) -> None:
+        self.socket = socket
+
+    def tmux(self, *args: str) -> subprocess.CompletedProcess[str]:
+        assert TMUX is not None
+        return subprocess.run([TMUX, "-L", self.socket, *args], capture_output=True, text=True, timeout=30)
+
+    def start(self, command: str, cwd: Path) -> None:
+        done = self.tmux("new-session", "-d", "-s", "app", "-x", "100", "-y", "30", "-c", str(cwd), command)
+        assert done.returncode == 0, done.stderr
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-t", "app").stdout
+
+    def alive(self) -> bool:
+        return self.tmux("has-session", "-t", "app").returncode == 0
+
+    def send(self, *keys: str) -> None:
+        self.tmux("send-keys", "-t", "app", *keys)
+
+    def wait(self, condition: Callable[[], bool], what: str, within: float = 60.0) -> None:
+        deadline = time.monotonic() + within
+        while not condition():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{what} within {within} s; the screen:\n{self.screen()}")
+            time.sleep(0.05)
+
+
+@pytest.fixture
+def terminal() -> Iterator[Terminal]:
+    term = Terminal(f"prime-tui-test-{os.getpid()}")
+    yield term
+    term.tmux("kill-server")
+
+
+def prime_command(home: Path, **extra: str) -> str:
+    """`jupyter prime --model scripted/m1` from the console script, in the test's agent home."""
+    environment = {
+        "TERM": "xterm-256color",
+        "PRIME_AGENT_DIR": str(home),
+        "PYTHONPATH": str(ROOT),
+        "HOME": str(home.parent),
+        **extra,
+    }
+    words = ["env", "-u", "COLUMNS", "-u", "LINES"]  # pytest's own terminal size must not be the app's
+    words += [f"{key}={shlex.quote(value)}" for key, value in environment.items()]
+    return " ".join([*words, str(SCRIPT), "--model", "scripted/m1"])
+
+
+def test_jupyter_prime_streams_an_answer_in_tmux(
+    terminal: Terminal, home: Path, llm: ScriptedLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="Streamed **from the scripted server**, in six parts.", chunks=6)]))
+    terminal.start(prime_command(home), home.parent / "work")
+    terminal.wait(lambda: "scripted/m1" in terminal.screen(), "the app did not open")
+    terminal.send("say something", "Enter")
+    terminal.wait(lambda: "from the scripted server, in six parts." in terminal.screen(), "no answer")
+    screen = terminal.screen()
+    with capsys.disabled():
+        print("\n--- jupyter prime in tmux, 100x30 ---\n" + screen.rstrip() + "\n---")
+    assert "say something" in screen and "~/work" in screen
+    terminal.send("C-q")
+    terminal.wait(lambda: not terminal.alive(), "the app did not quit")
+    assert "say something" in str(llm.requests[0].body)
+
+
+def test_ctrl_g_edits_the_prompt_in_the_editor(terminal: Terminal, home: Path, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="Got the edited prompt.")]))
+    editor = 'sh -c \'printf "written in the editor" > "$1"\' editor'  # an editor that writes and exits
+    terminal.start(prime_command(home, EDITOR=editor, VISUAL=""), home.parent / "work")
+    terminal.wait(lambda: "scripted/m1" in terminal.screen(), "the app did not open")
+    terminal.send("a draft", "C-g")
+    terminal.wait(lambda: "written in the editor" in terminal.screen(), "the editor's text is not in the prompt")
+    terminal.send("Enter")
+    terminal.wait(lambda: "Got the edited prompt." in terminal.screen(), "no answer")
+    assert "written in the editor" in str(llm.requests[0].body) and "a draft" not in str(llm.requests[0].body)
+    terminal.send("C-q")
+    terminal.wait(lambda: not terminal.alive(), "the app did not quit")

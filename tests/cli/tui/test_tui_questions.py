@@ -1,0 +1,88 @@
+"""Questions from the `ask` tool open a dialog; an answer given elsewhere closes it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from prime_jupyter.cli.tui.screens.question import QuestionDialog
+from tui_kit import SIZE, answers, app_on, until
+
+from prime_jupyter.connection.in_process import InProcessAgentConnection
+from prime_jupyter.protocol.questions import ConfirmAnswer
+from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
+
+
+def ask(kind: str, **arguments: object) -> ScriptedTurn:
+    return ScriptedTurn(
+        blocks=[ToolCall(name="ask", arguments={"question": "Overwrite data.csv?", "kind": kind, **arguments})]
+    )
+
+
+@pytest.mark.asyncio
+async def test_a_confirm_question_is_answered_in_the_dialog(
+    connection: InProcessAgentConnection, llm: ScriptedLLMServer
+) -> None:
+    llm.enqueue(ask("confirm"), ScriptedTurn(blocks=[Text(text="Overwritten.")]))
+    app = app_on(connection)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"save it", "enter")
+        await until(pilot, lambda: isinstance(app.screen, QuestionDialog))
+        assert app.screen.query_one("#question-title").content == "Overwrite data.csv?"
+        await pilot.press("y")
+        await until(pilot, lambda: "Overwritten." in answers(app))
+        assert not isinstance(app.screen, QuestionDialog)
+        assert "The user answered: yes" in json.dumps(llm.requests[1].body)
+
+
+@pytest.mark.asyncio
+async def test_a_select_question_is_answered_with_the_arrows(
+    connection: InProcessAgentConnection, llm: ScriptedLLMServer
+) -> None:
+    llm.enqueue(ask("select", options=["keep", "replace"]), ScriptedTurn(blocks=[Text(text="Done.")]))
+    app = app_on(connection)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"save it", "enter")
+        await until(pilot, lambda: isinstance(app.screen, QuestionDialog))
+        await pilot.press("down", "enter")
+        await until(pilot, lambda: "Done." in answers(app))
+        assert "The user chose: replace" in json.dumps(llm.requests[1].body)
+
+
+@pytest.mark.asyncio
+async def test_an_answer_from_another_surface_closes_the_dialog(
+    connection: InProcessAgentConnection, llm: ScriptedLLMServer
+) -> None:
+    llm.enqueue(ask("confirm"), ScriptedTurn(blocks=[Text(text="Kept it.")]))
+    app = app_on(connection)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"save it", "enter")
+        await until(pilot, lambda: isinstance(app.screen, QuestionDialog))
+        dialog = app.screen
+        assert isinstance(dialog, QuestionDialog)
+        assert await connection.answer_question(dialog.question.id, ConfirmAnswer(confirmed=False))
+        await until(pilot, lambda: not isinstance(app.screen, QuestionDialog))
+        await until(pilot, lambda: "Kept it." in answers(app))
+        assert "The user answered: no" in json.dumps(llm.requests[1].body)
+
+
+@pytest.mark.asyncio
+async def test_a_multiple_choice_and_a_typed_answer(
+    connection: InProcessAgentConnection, llm: ScriptedLLMServer
+) -> None:
+    llm.enqueue(
+        ask("select", options=["a.csv", "b.csv", "c.csv"], multiple=True),
+        ask("input"),
+        ScriptedTurn(blocks=[Text(text="Both answered.")]),
+    )
+    app = app_on(connection)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"go", "enter")
+        await until(pilot, lambda: isinstance(app.screen, QuestionDialog))
+        first = app.screen
+        await pilot.press("space", "down", "down", "space", "enter")
+        await until(pilot, lambda: isinstance(app.screen, QuestionDialog) and app.screen is not first)
+        await pilot.press(*"keep both", "enter")
+        await until(pilot, lambda: "Both answered." in answers(app))
+        assert "The user chose: a.csv; c.csv" in json.dumps(llm.requests[1].body)
+        assert "The user answered: keep both" in json.dumps(llm.requests[2].body)
