@@ -23,7 +23,6 @@ from prime_jupyter.ai.models import ThinkingLevel
 from prime_jupyter.ai.registry import ModelRegistry
 from prime_jupyter.connection.in_process import InProcessAgentConnection
 from prime_jupyter.errors import SessionNotFoundError
-from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
 from prime_jupyter.protocol.requests import (
     ChatNewRequest,
     ModelInfo,
@@ -36,7 +35,7 @@ from prime_jupyter.runtime.factory import SessionOptions, create_agent_session
 from prime_jupyter.runtime.session_ops import seed_session, thinking_level
 from prime_jupyter.runtime.views import model_infos
 from prime_jupyter.server.config import BridgeConfig
-from prime_jupyter.server.host.culling import KernelCuller
+from prime_jupyter.server.host.culling import KernelCuller, ReleasableKernel
 from prime_jupyter.server.host.dialogs import PendingDialogRegistry
 from prime_jupyter.server.host.kernels import KernelList, KernelReadiness, SpecLookup, session_kernel
 from prime_jupyter.server.host.live import LiveSession
@@ -132,10 +131,10 @@ class PrimeBridge:
     def live_sessions(self) -> list[LiveSession]:
         return list(self._live.values())
 
-    def _provisioners(self) -> list[IpythonKernelProvisioner]:
+    def _provisioners(self) -> list[ReleasableKernel]:
         """The kernels of the open sessions (what the culler may release)."""
-        kernels = (session_kernel(live.session) for live in self._live.values())
-        return [kernel for kernel in kernels if isinstance(kernel, IpythonKernelProvisioner)]
+        kernels = (getattr(live.session, "kernel", None) for live in self._live.values())
+        return [kernel for kernel in kernels if isinstance(kernel, ReleasableKernel)]
 
     async def get(self, session_id: str) -> LiveSession:
         """The live session, opening its transcript if needed; `SessionNotFoundError` when there is none."""

@@ -18,20 +18,28 @@ import asyncio
 import logging
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
-from prime_jupyter.kernel.provisioner import LOST_STATE, IpythonKernelProvisioner
 from prime_jupyter.server.config import CullPolicy
 
-__all__ = ["KernelCuller"]
+__all__ = ["KernelCuller", "ReleasableKernel"]
 
 log = logging.getLogger(__name__)
 
 
+@runtime_checkable
+class ReleasableKernel(Protocol):
+    """What the culler uses of a session's kernel (`kernel.provisioner.IpythonKernelProvisioner`); a
+    protocol, so loading the extension does not import the kernel package (design.md D10)."""
+
+    @property
+    def kernel_id(self) -> str | None: ...
+
+    async def release(self, notice: str) -> bool: ...
+
+
 class KernelCuller:
-    def __init__(
-        self, policy: CullPolicy, kernel_manager: Any, kernels: Callable[[], list[IpythonKernelProvisioner]]
-    ) -> None:
+    def __init__(self, policy: CullPolicy, kernel_manager: Any, kernels: Callable[[], list[ReleasableKernel]]) -> None:
         """`kernel_manager`: `serverapp.kernel_manager` (what it records of each kernel decides idleness);
         `kernels`: the provisioners of the open sessions."""
         self.policy = policy
@@ -59,6 +67,8 @@ class KernelCuller:
 
     async def cull_once(self) -> int:
         """Release every agent kernel idle past the timeout now; how many were culled."""
+        from prime_jupyter.kernel.provisioner import LOST_STATE  # only once culling runs
+
         culled = 0
         for provisioner in self._kernels():
             kernel_id = provisioner.kernel_id
