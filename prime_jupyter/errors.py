@@ -7,6 +7,7 @@ exceptions (design.md D2). Messages say what to do.
     ├── ConfigError            bad or missing configuration (settings, models.json, auth.json)
     │   └── MissingApiKeyError no key for a provider; names the variable or file to set
     ├── ModelNotFoundError     an unknown provider or model that cannot be resolved
+    ├── OutsideRootError       a path a request names lies outside the server's root (a 403)
     ├── SessionError           a transcript that cannot be opened, found or written
     │   ├── SessionNotFoundError
     │   └── TranscriptWriteError a transcript could not be written (a full disk, a read-only folder)
@@ -26,6 +27,7 @@ __all__ = [
     "KernelError",
     "MissingApiKeyError",
     "ModelNotFoundError",
+    "OutsideRootError",
     "PrimeError",
     "ServerUnavailableError",
     "SessionError",
@@ -55,6 +57,12 @@ class MissingApiKeyError(ConfigError):
 
 class ModelNotFoundError(PrimeError):
     """A model reference names no known provider or model."""
+
+
+class OutsideRootError(PrimeError):
+    """A working directory or export path a request names lies outside the server's root directory, where
+    Jupyter's own contents API would refuse it too; the message names the path and the setting that
+    allows it (`c.PrimeApp.allow_outside_root`)."""
 
 
 class SessionError(PrimeError):

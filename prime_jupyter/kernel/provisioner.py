@@ -141,6 +141,19 @@ class IpythonKernelProvisioner:
         self._notice = notice
         self._replace(self._recover)
 
+    async def release(self, notice: str) -> bool:
+        """Shut an idle kernel down while the session stays open (idle culling frees what it holds); the
+        next `ensure` starts a fresh one and its first execution tells the model `notice`. False, and
+        nothing done, when there is no started kernel or code is running on it. Contract: must not raise."""
+        if self._disposed or not self.has_running_kernel or self.lock.locked():
+            return False
+        async with self.lock:  # no execution can start on the kernel going away
+            ops, self._ops, self._task = self._ops, None, None
+            self._notice = notice
+            if ops is not None:
+                await ops.shutdown()
+        return True
+
     def settle(self, ops: KernelOps, notice: str) -> None:
         """After an abort: wait for the abandoned execution, interrupting again, then restart if needed."""
 

@@ -108,8 +108,8 @@ class AgentSession:
         return self.manager.path
 
     def save(self) -> None:
-        """Write the transcript now, even before its first answer (otherwise it is written with the first
-        assistant message), so that listings show it and it can be opened by id. No-op in memory."""
+        """Write the transcript now, even before its first prompt (otherwise it is written with the first
+        message), so that listings show it and it can be opened by id. No-op in memory."""
         self.manager.flush_now()
 
     def messages(self) -> History:

@@ -13,6 +13,8 @@ Nothing here speaks HTTP: a value a user got wrong raises `ValueError` with a me
 | operation | function |
 |---|---|
 | thinking level from a name | `thinking_level`, `parse_thinking_level` |
+| a path a user typed, checked before any system call | `user_path` |
+| a path kept inside a server's root | `confine` |
 | working directory a request names | `resolve_cwd` |
 | first messages of a new session | `seed_transcript`, `seed_session` |
 | fork and clone into a new transcript | `fork_transcript`, `clone_transcript` |
@@ -21,13 +23,15 @@ Nothing here speaks HTTP: a value a user got wrong raises `ValueError` with a me
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
 from prime_jupyter.ai.models import THINKING_LEVELS, Model, ThinkingLevel
 from prime_jupyter.ai.types import AssistantMessage, TextContent, UserMessage
+from prime_jupyter.errors import OutsideRootError
 from prime_jupyter.protocol.common import ExportFormat
 from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.sessions.fork import ForkPosition
@@ -40,6 +44,7 @@ __all__ = [
     "ExportFormat",
     "SavedTranscript",
     "clone_transcript",
+    "confine",
     "export_format",
     "export_target",
     "fork_transcript",
@@ -48,7 +53,12 @@ __all__ = [
     "seed_session",
     "seed_transcript",
     "thinking_level",
+    "user_path",
 ]
+
+NAME_MAX = 255
+"""Longest file name (one path component, in bytes) the file systems we run on hold."""
+
 
 # --- thinking levels ------------------------------------------------------------------------------
 
@@ -76,20 +86,67 @@ def parse_thinking_level(value: str | None, field: str | None = None) -> Thinkin
 # --- working directories --------------------------------------------------------------------------
 
 
-def resolve_cwd(root: Path, requested: str | None, default: Path | None = None) -> Path:
+def user_path(field: str, value: str) -> Path:
+    """`value` as a path, refused with `ValueError("<field>: ...")` when no file system could hold it: a
+    NUL byte, a character the file system encoding cannot write, a name longer than `NAME_MAX` bytes.
+
+    Checked here, before a system call, so that the user reads what is wrong with the path instead of
+    `embedded null byte` or `File name too long` from deep inside an export or a `stat`."""
+    if "\0" in value:
+        raise ValueError(f"{field}: a path cannot hold a NUL byte")
+    try:
+        names = [os.fsencode(name) for name in PurePath(value).parts]
+    except UnicodeEncodeError:
+        raise ValueError(f"{field}: the path holds a character no file name can hold") from None
+    for name in names:
+        if len(name) > NAME_MAX:
+            raise ValueError(f"{field}: a name in the path is {len(name)} bytes long; the limit is {NAME_MAX}")
+    return Path(value)
+
+
+def confine(path: Path, root: Path | None, field: str, named: str) -> Path:
+    """`path` (symlinks followed) when it lies inside `root`, which a server's requests may not leave;
+    `root` None confines nothing (a terminal, a notebook, a server that allows it). Raises
+    `OutsideRootError` naming `field` and the path as the user wrote it (`named`)."""
+    if root is None:
+        return path
+    resolved = _resolved(path)
+    if resolved is None or not resolved.is_relative_to(_resolved(root) or root):
+        raise OutsideRootError(
+            f"{field}: {named!r} is outside the server's root directory {str(root)!r}; name a path inside it"
+            " (the server's owner can allow more with c.PrimeApp.allow_outside_root = True)"
+        )
+    return resolved
+
+
+def resolve_cwd(
+    root: Path, requested: str | None, default: Path | None = None, *, confined_to: Path | None = None
+) -> Path:
     """The working directory a request names: `requested` relative to `root` (an absolute path stands
     for itself) and resolved; when it names none, `default`, else `root`.
 
     `root` is where a host starts sessions (a server's root directory, the terminal's cwd); `default`
     the directory of the session the request comes from (a new session beside it), taken as it is.
-    Raises `ValueError("cwd: '...' is not a directory")` when the directory is not there. Blocking
-    (one `stat`)."""
+    A named directory must lie inside `confined_to` when given (`confine`: `OutsideRootError`).
+    Raises `ValueError("cwd: ...")` when the directory is not there or no path could name it (see
+    `user_path`). Blocking (one `stat`)."""
     if not requested and default is not None:
         return default
-    path = (root / requested).resolve() if requested else root
-    if not path.is_dir():
+    if not requested:
+        return root
+    path = confine(root / user_path("cwd", requested), confined_to, "cwd", requested)
+    resolved = _resolved(path)
+    if resolved is None or not resolved.is_dir():
         raise ValueError(f"cwd: {requested!r} is not a directory")
-    return path
+    return resolved
+
+
+def _resolved(path: Path) -> Path | None:
+    """`path` with its symlinks followed; None when they loop."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
+        return None
 
 
 # --- seeding --------------------------------------------------------------------------------------
@@ -170,8 +227,16 @@ def export_format(requested: ExportFormat | None, path: str | None) -> ExportFor
     return next((fmt for suffix, fmt in _BY_SUFFIX.items() if path and path.endswith(suffix)), "html")
 
 
-def export_target(cwd: str | Path, path: str | None) -> str | None:
+def export_target(cwd: str | Path, path: str | None, confined_to: Path | None = None) -> str | None:
     """Where an export named `path` goes: relative to the session's working directory `cwd` (an absolute
     path stands for itself); None when no path is named (`runtime.export.export_session` then writes
-    it beside the transcript)."""
-    return str(Path(cwd) / path) if path else None
+    it beside the transcript). Inside `confined_to` when given (`confine`: `OutsideRootError`).
+    Raises `ValueError("path: ...")` when no file could be written there (see `user_path`; an existing
+    directory)."""
+    if not path:
+        return None
+    target = Path(cwd) / user_path("path", path)
+    confine(target, confined_to, "path", path)
+    if target.is_dir():
+        raise ValueError(f"path: {path!r} is a directory; name a file in it")
+    return str(target)

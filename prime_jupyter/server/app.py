@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 
 from jupyter_server.extension.application import ExtensionApp
 from jupyter_server.utils import url_path_join
-from traitlets import Enum, Float, Int, Unicode
+from traitlets import Bool, Enum, Float, Int, Unicode
 
-from prime_jupyter.server.config import BRIDGE_SETTING, BridgeConfig
+from prime_jupyter.server.config import BRIDGE_SETTING, BridgeConfig, CullPolicy
 from prime_jupyter.server.lazy import API_PATH, LazyRoutes
 
 if TYPE_CHECKING:
@@ -51,6 +51,41 @@ class PrimeApp(ExtensionApp):
         help="HTTP stack of the provider SDKs: aiohttp costs less CPU per streamed delta; 'auto' takes it when"
         " installed, else httpx.",
     )
+    allow_outside_root = Bool(
+        False,
+        config=True,
+        help="Let requests start sessions in, and export to, directories outside the server's root_dir"
+        " ('..', absolute paths, symlinks that leave it). Off: such a cwd or export path answers 403, as"
+        " Jupyter's contents API refuses paths outside the root.",
+    )
+    max_kernels = Int(
+        0,
+        config=True,
+        help="Most agent kernels alive at once in this server (0: no cap). Every session starts its own kernel;"
+        " a start over the cap is refused, and the agent is told to close a session or wait for culling.",
+    )
+    cull_idle_timeout = Int(
+        0,
+        config=True,
+        help="Seconds without activity after which an agent kernel is shut down (culled); its session stays"
+        " open and its next ipython call starts a fresh kernel, telling the model its state is gone. 0 or"
+        " less: never. As MappingKernelManager.cull_idle_timeout, for the agent's kernels only.",
+    )
+    cull_interval = Int(
+        300, config=True, help="Seconds between checks for idle agent kernels (as MappingKernelManager.cull_interval)."
+    )
+    cull_connected = Bool(
+        False,
+        config=True,
+        help="Cull idle agent kernels that have connections (a console open on one) too"
+        " (as MappingKernelManager.cull_connected).",
+    )
+    cull_busy = Bool(
+        False,
+        config=True,
+        help="Cull agent kernels whose execution state is busy too; never one the agent is running code on"
+        " (as MappingKernelManager.cull_busy).",
+    )
     max_body_bytes = Int(32 * 1024 * 1024, config=True, help="Largest request body accepted (413 above it).")
 
     _bridge: PrimeBridge | None = None
@@ -61,6 +96,7 @@ class PrimeApp(ExtensionApp):
         return BridgeConfig(
             agent_dir=Path(home).expanduser(),
             root_dir=Path(self.serverapp.root_dir).expanduser().resolve(),
+            allow_outside_root=self.allow_outside_root,
             default_model=self.default_model or None,
             kernel_name=self.kernel_name,
             tool_timeout_s=self.tool_timeout,
@@ -69,6 +105,8 @@ class PrimeApp(ExtensionApp):
             heartbeat_interval_s=self.heartbeat_interval,
             max_body_bytes=self.max_body_bytes,
             http_backend=self.http_backend,
+            max_kernels=self.max_kernels,
+            cull=CullPolicy(self.cull_idle_timeout, self.cull_interval, self.cull_connected, self.cull_busy),
         )
 
     def bridge(self) -> PrimeBridge:
@@ -82,11 +120,14 @@ class PrimeApp(ExtensionApp):
             assert server is not None
             specs = getattr(server, "kernel_spec_manager", None)
             kernels = getattr(server, "kernel_manager", None)
+            config = self.bridge_config()
+            launcher = ServerKernelLauncher(kernels, max_kernels=config.max_kernels) if kernels is not None else None
             self._bridge = PrimeBridge(
-                self.bridge_config(),
-                kernel_launcher=ServerKernelLauncher(kernels) if kernels is not None else None,
+                config,
+                kernel_launcher=launcher,
                 kernel_manager=kernels,
                 spec_lookup=specs.get_kernel_spec if specs is not None else None,
+                kernel_capacity=launcher.refusal if launcher is not None else None,
             )
             gc_policy.modules_loaded()
         return self._bridge

@@ -6,13 +6,31 @@ without a Jupyter server.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["BRIDGE_SETTING", "BridgeConfig"]
+__all__ = ["BRIDGE_SETTING", "BridgeConfig", "CullPolicy"]
 
 BRIDGE_SETTING = "prime_bridge"
 """Web-app setting holding a function that returns the bridge (made on first use, like the routes)."""
+
+
+@dataclass(frozen=True)
+class CullPolicy:
+    """Jupyter's culling settings, for agent kernels (`c.PrimeApp.cull_*`)."""
+
+    idle_timeout_s: int = 0
+    """Seconds without activity after which an agent kernel is culled; 0 or less: never."""
+    interval_s: int = 300
+    """Seconds between checks for idle agent kernels."""
+    connected: bool = False
+    """Cull kernels that have connections (a console open on one) too."""
+    busy: bool = False
+    """Cull kernels whose execution state is busy too (never one the agent is running code on)."""
+
+    @property
+    def enabled(self) -> bool:
+        return self.idle_timeout_s > 0
 
 
 @dataclass(frozen=True)
@@ -21,6 +39,8 @@ class BridgeConfig:
     """`<agent_dir>/sessions` holds the transcripts, `<agent_dir>/pending-questions` the open questions."""
     root_dir: Path
     """Where new sessions start when a request names no `cwd` (the server's root directory)."""
+    allow_outside_root: bool = False
+    """Whether a request's `cwd` and export `path` may leave `root_dir` (else a 403)."""
     default_model: str | None = None
     """`provider/id[:thinking]` for new sessions; None lets settings.json decide."""
     kernel_name: str = "python3"
@@ -29,8 +49,17 @@ class BridgeConfig:
     dialog_timeout_s: float = 60.0
     heartbeat_interval_s: float = 15.0
     max_body_bytes: int = 32 * 1024 * 1024
+    max_kernels: int = 0
+    """Most agent kernels alive at once (0: no cap); a start over it is refused with what to do."""
+    cull: CullPolicy = field(default_factory=CullPolicy)
+    """When idle agent kernels are shut down (their sessions kept)."""
     http_backend: str = "auto"
     """The provider SDKs' HTTP stack for the sessions: "auto" (aiohttp when installed), "httpx", "aiohttp"."""
+
+    @property
+    def confined_to(self) -> Path | None:
+        """The directory requests' paths must stay in; None when they may go anywhere."""
+        return None if self.allow_outside_root else self.root_dir
 
     @property
     def sessions_dir(self) -> Path:

@@ -3,10 +3,12 @@
 Owns the tree, the leaf pointer and the file. Every append becomes a child of the leaf and advances it;
 `branch` moves the leaf back so the next append starts a sibling branch in the same file.
 
-Persistence guard: a new session's file is written only once the first assistant message exists (then
-the header and every buffered entry are written at once, later entries appended one by one), so a
-session that never got an answer leaves no file. `flush_now()` writes it immediately (a server that
-must list the session before its first answer needs that). `in_memory` sessions never write.
+Persistence guard: a new session's file is written only once its first message exists (then the header
+and every buffered entry are written at once, later entries appended one by one), so a session nobody
+said anything in leaves no file. The first message is a user's prompt too, not only an answer: once a
+host has told a client an entry's id (`message_end` with `entryId`), that entry is on disk, and a crash
+before the answer loses nothing acknowledged (design.md D5). `flush_now()` writes it immediately (a
+server that must list the session before its first prompt needs that). `in_memory` sessions never write.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ from pathlib import Path
 
 from pydantic import JsonValue
 
-from prime_jupyter.ai.types import AssistantMessage
 from prime_jupyter.errors import SessionError
 from prime_jupyter.sessions.context import ContextFold, SessionContext
 from prime_jupyter.sessions.entries import (
@@ -253,7 +254,7 @@ class SessionManager:
         if self._writer is not None:
             if self._written:
                 self._writer.append(encode_line(entry))
-            elif isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage):
+            elif isinstance(entry, MessageEntry):
                 self._write_all(entry)
         self._tree.add(entry)
         self._leaf_id = entry.id
@@ -309,7 +310,7 @@ class SessionManager:
 
         The new session's header names this file as `parentSession`; this session is not touched.
         `sessions_dir` defaults to this session's directory; an in-memory session forks in memory.
-        The fork obeys the persistence guard (written once it holds an assistant message).
+        The fork obeys the persistence guard (written once it holds a message).
         """
         plan = plan_fork(self._tree, entry_id, position, self.build_context())
         return ForkResult(self._spawn(plan.entries, sessions_dir), plan.selected_text)
@@ -326,6 +327,6 @@ class SessionManager:
         path = session_file(directory, header.id) if directory else None
         fsync = self._writer.fsync if self._writer is not None else False
         child = SessionManager(header, SessionTree(entries), path, written=False, fsync=fsync)
-        if any(isinstance(e, MessageEntry) and isinstance(e.message, AssistantMessage) for e in entries):
+        if any(isinstance(e, MessageEntry) for e in entries):
             child.flush_now()
         return child

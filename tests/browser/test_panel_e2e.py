@@ -171,14 +171,16 @@ def test_the_live_stream_survives_a_server_restart(
     lab = start_lab(tmp_path, agent)
     turns.enqueue(ScriptedTurn(blocks=[Text(text="Before the restart.")]))
     turns.enqueue(ScriptedTurn(blocks=[Text(text="After the restart.")]))
-    marker = tmp_path / "restart-ready"
+    marker, back = tmp_path / "restart-ready", tmp_path / "server-back"
     first = {"prompt": "Say something", "expect": "Before the restart."}
     second = {"prompt": "And again", "expect": "After the restart."}
-    driver = start_scenario(lab, "restart", {"first": first, "second": second, "marker": str(marker)})
+    params = {"first": first, "second": second, "marker": str(marker), "back": str(back)}
+    driver = start_scenario(lab, "restart", params)
     try:
         wait_for_file(marker, driver)
         lab.stop()
         lab = start_lab(tmp_path, agent, port=lab.port, token=lab.token)
+        back.write_text("back")  # the new server answers: the driver may prompt once its stream is live
         report = finish_scenario(lab, driver)
     finally:
         driver.kill()

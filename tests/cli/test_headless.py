@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -12,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from prime_jupyter.sessions.entries import MessageEntry
+from prime_jupyter.sessions.manager import SessionManager
 from prime_jupyter.testing import HttpError, ScriptedLLMServer, ScriptedTurn, Text, ToolCall
 from prime_jupyter.testing.jsonl import json_lines, lines
 
@@ -317,13 +320,13 @@ def test_a_folder_whose_name_is_not_utf8_keeps_its_sessions(
 def test_a_transcript_that_cannot_be_written_stops_the_run_and_says_why(
     agent_dir: Path, llm: ScriptedLLMServer
 ) -> None:
-    llm.enqueue(ScriptedTurn(blocks=[Text(text="an answer the disk has no room for")]))
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="room again")]))
     done = prime(agent_dir, "--model", "scripted/m1", "-p", "hello", max_file_bytes=300)
     assert done.returncode == 1
     assert done.stderr.startswith("error: the run stopped: cannot write the session file "), done.stderr
     assert done.stderr.rstrip().endswith(": File too large") and "Traceback" not in done.stderr
     assert list((agent_dir / "sessions").glob("*.jsonl")) == []  # nothing half-made is left to load
-    llm.enqueue(ScriptedTurn(blocks=[Text(text="room again")]))
+    assert llm.requests == []  # the prompt could not be saved, so the model was never asked
     again = prime(agent_dir, "--model", "scripted/m1", "-c", "-p", "hello")
     assert again.returncode == 0 and again.stdout == "room again\n", again.stderr
 
@@ -356,3 +359,22 @@ def test_the_agents_kernel_gets_the_users_environment_untouched(agent_dir: Path,
     assert done.returncode == 0, done.stderr
     result = json.dumps(llm.requests[1].body)
     assert "['PYDANTIC_USER'] True" in result
+
+
+def test_an_acknowledged_prompt_survives_a_kill_before_the_answer(agent_dir: Path, llm: ScriptedLLMServer) -> None:
+    """Issue 15: `message_end` printed an `entryId` for the prompt before any transcript file existed, so a
+    SIGKILL while the answer streamed lost what the client had been told was saved."""
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="never finished")], first_event_delay_s=120))
+    environment = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    environment.update({"PRIME_AGENT_DIR": str(agent_dir), "PYTHONPATH": str(ROOT)})
+    command = [sys.executable, "-m", "prime_jupyter.cli", "--model", "scripted/m1", "--mode", "json", "-p", "keep me"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, env=environment, cwd=agent_dir.parent) as run:
+        assert run.stdout is not None
+        acknowledged = next(
+            event for event in map(json.loads, iter(run.stdout.readline, b"")) if event["type"] == "message_end"
+        )
+        run.kill()
+    assert run.wait() == -signal.SIGKILL and acknowledged["message"]["role"] == "user"
+    (path,) = (agent_dir / "sessions").glob("*.jsonl")
+    entry = SessionManager.open(path).get_entry(acknowledged["entryId"])
+    assert isinstance(entry, MessageEntry) and "keep me" in json.dumps(entry.message.model_dump(mode="json"))

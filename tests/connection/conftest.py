@@ -25,7 +25,8 @@ def jupyter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterProcess
     """A jupyter server shared by the connection tests; its base URL has a character that must be escaped."""
     base = tmp_path_factory.mktemp("jupyter")
     (base / "agent").mkdir()
-    with JupyterProcess(base / "agent", base, base / "runtime", base_url="/a@b/") as server:
+    outside = ("--PrimeApp.allow_outside_root=True",)  # each test's work dir is its own, outside this root
+    with JupyterProcess(base / "agent", base, base / "runtime", base_url="/a@b/", args=outside) as server:
         yield server
 
 

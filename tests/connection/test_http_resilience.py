@@ -15,13 +15,15 @@ from prime_jupyter.protocol.events import AgentEnd, AgentStart, MessageUpdate
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text
 from prime_jupyter.testing.jupyter_process import JupyterProcess, write_agent_dir
 
+ARGS = ("--PrimeApp.ring_size=5", "--PrimeApp.allow_outside_root=True")  # work dirs are outside this root
+
 
 @pytest.fixture(scope="module")
 def jupyter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterProcess]:
     """A server whose event logs keep only 20 events (4 x ring_size), so a client can fall out of them."""
     base = tmp_path_factory.mktemp("jupyter")
     (base / "agent").mkdir()
-    with JupyterProcess(base / "agent", base, base / "runtime", args=("--PrimeApp.ring_size=5",)) as server:
+    with JupyterProcess(base / "agent", base, base / "runtime", args=ARGS) as server:
         yield server
 
 

@@ -145,3 +145,29 @@ async def test_make_kernel_tool_builds_a_session_tool_on_the_shared_launcher(tmp
         assert text_of(result) == "hi" and guidance == IPYTHON_TOOL_PROMPT and tool.name == "ipython"
     finally:
         await provisioner.dispose()
+
+
+async def test_a_released_kernel_is_replaced_on_demand_with_a_notice(
+    launcher: LocalKernelLauncher, tmp_path: Path
+) -> None:
+    """Idle culling (issue 15) releases the kernel; the session's next call starts a fresh one."""
+    counting = CountingLauncher(launcher)
+    provisioner = IpythonKernelProvisioner(counting, tmp_path)
+    try:
+        before = await _pid(provisioner)
+        assert await provisioner.release("culled: state gone") and provisioner.state == "stopped"
+        assert not await provisioner.release("twice")  # nothing left to release
+        assert await _pid(provisioner) != before and counting.launches == 2
+    finally:
+        await provisioner.dispose()
+
+
+async def test_a_kernel_running_code_is_not_released(launcher: LocalKernelLauncher, tmp_path: Path) -> None:
+    provisioner = IpythonKernelProvisioner(launcher, tmp_path)
+    try:
+        await provisioner.ensure()
+        async with provisioner.lock:
+            assert not await provisioner.release("culled")
+        assert provisioner.state == "idle"
+    finally:
+        await provisioner.dispose()

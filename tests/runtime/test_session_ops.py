@@ -10,6 +10,7 @@ import pytest
 
 from prime_jupyter.ai.models import Model
 from prime_jupyter.ai.types import AssistantMessage, UserMessage
+from prime_jupyter.errors import OutsideRootError
 from prime_jupyter.protocol.requests import SeedMessage
 from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.runtime.factory import SessionOptions, create_agent_session
@@ -179,3 +180,26 @@ def test_an_export_path_is_relative_to_the_sessions_directory(tmp_path: Path) ->
     assert export_target(tmp_path, "out/chat.html") == str(tmp_path / "out" / "chat.html")
     assert export_target(str(tmp_path), "/elsewhere/chat.html") == "/elsewhere/chat.html"
     assert export_target(tmp_path, None) is None
+
+
+@pytest.mark.parametrize(("path", "says"), [("a\0b", "NUL byte"), ("x" * 300, "limit is 255"), ("\ud800", "no file")])
+def test_a_path_no_file_system_can_hold_is_a_value_error_naming_its_field(tmp_path: Path, path: str, says: str) -> None:
+    """Issue 15: these raised `ValueError: embedded null byte` / `OSError: File name too long` deep inside."""
+    with pytest.raises(ValueError, match=rf"^cwd: .*{says}"):
+        resolve_cwd(tmp_path, path)
+    with pytest.raises(ValueError, match=rf"^path: .*{says}"):
+        export_target(tmp_path, path)
+
+
+def test_paths_are_confined_only_when_asked(tmp_path: Path) -> None:
+    """The server confines its requests to its root (issue 15); a terminal or a notebook does not."""
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "out").symlink_to(tmp_path, target_is_directory=True)
+    assert resolve_cwd(root, "..") == tmp_path
+    assert export_target(root, "../x.html") == str(root / ".." / "x.html")
+    for name in ("..", "out", "/"):
+        with pytest.raises(OutsideRootError, match=rf"^cwd: '{name}' is outside the server's root"):
+            resolve_cwd(root, name, confined_to=root)
+        with pytest.raises(OutsideRootError, match=r"^path: .* is outside the server's root"):
+            export_target(root, f"{name}/x.html", confined_to=root)

@@ -14,7 +14,7 @@ from prime_jupyter.errors import (
     ToolError,
     TranscriptWriteError,
 )
-from prime_jupyter.server.http.base import ApiError, status_of
+from prime_jupyter.server.http.base import ApiError, message_of, status_of
 
 
 @pytest.mark.parametrize(
@@ -34,3 +34,20 @@ from prime_jupyter.server.http.base import ApiError, status_of
 )
 def test_each_error_gets_its_status(error: BaseException, expected: tuple[int, str]) -> None:
     assert status_of(error) == expected
+
+
+@pytest.mark.parametrize(
+    ("error", "expected", "says"),
+    [
+        (RecursionError("maximum recursion depth exceeded"), (400, "invalid"), "nests deeper"),
+        (ValueError("path: a path cannot hold a NUL byte"), (400, "invalid"), "NUL byte"),
+        (OSError(36, "File name too long", "x" * 300), (400, "invalid"), "File name too long"),
+        (IsADirectoryError(21, "Is a directory", "/root/out"), (400, "invalid"), "'/root/out'"),
+        (OSError(28, "No space left on device", "/root/out"), (500, "internal"), "see the server log"),
+        (OSError("no path named"), (500, "internal"), "see the server log"),
+    ],
+)
+def test_the_users_mistakes_in_pythons_own_errors_are_400s(
+    error: BaseException, expected: tuple[int, str], says: str
+) -> None:
+    assert status_of(error) == expected and says in message_of(error)

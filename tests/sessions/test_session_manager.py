@@ -21,11 +21,18 @@ def test_new_session_has_a_uuid7_id_and_absolute_cwd(tmp_path: Path) -> None:
     assert manager.path == tmp_path / f"{manager.session_id}.jsonl"
 
 
-def test_no_file_before_the_first_assistant_message(tmp_path: Path) -> None:
+def test_no_file_before_the_first_message(tmp_path: Path) -> None:
     manager = SessionManager.create(tmp_path, tmp_path / "s")
     manager.append_model_change("anthropic", "m1")
-    manager.append_message(make_user("hi"))
     assert manager.path is not None and not manager.path.exists() and not manager.is_written
+
+
+def test_a_users_prompt_is_on_disk_before_its_id_is_handed_out(tmp_path: Path) -> None:
+    """Issue 15: `jupyter prime -p --mode json` printed the prompt's `entryId` before any file existed."""
+    manager = SessionManager.create(tmp_path, tmp_path / "s")
+    manager.append_model_change("anthropic", "m1")
+    prompt = manager.append_message(make_user("hi"))
+    assert manager.path is not None and SessionManager.open(manager.path).get_entry(prompt.id) is not None
 
 
 def test_first_assistant_message_writes_header_and_buffered_entries(tmp_path: Path) -> None:

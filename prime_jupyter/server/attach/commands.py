@@ -121,7 +121,9 @@ async def _run_session_command(ctx: CommandContext, command: Command) -> WireMod
         case DeleteSessionCommand(session_id=session_id):
             await _delete(ctx, session_id)
         case ExportCommand(format=fmt, path=path):
-            return await connection.export(fmt, export_target(ctx.live.session.cwd, path))
+            return await connection.export(
+                fmt, export_target(ctx.live.session.cwd, path, ctx.bridge.config.confined_to)
+            )
         case AnswerQuestionCommand(question_id=question_id, answer=answer):
             if not await connection.answer_question(question_id, answer):
                 raise ApiError(404, f"question {question_id} is no longer pending", "not-found")
@@ -141,7 +143,8 @@ def _replaced(ctx: CommandContext, live: LiveSession, selected_text: str | None 
 async def _new_session(ctx: CommandContext, command: NewSessionCommand) -> ReplacedResult:
     """A fresh session beside this one, with this one's model and thinking level (and cwd by default)."""
     session = ctx.live.session
-    cwd = resolve_cwd(ctx.bridge.config.root_dir, command.cwd, default=Path(session.cwd))
+    config = ctx.bridge.config
+    cwd = resolve_cwd(config.root_dir, command.cwd, default=Path(session.cwd), confined_to=config.confined_to)
     request = ChatNewRequest(
         model=ModelRef(provider=session.model.provider, id=session.model.id),
         thinking_level=session.thinking_level,

@@ -33,7 +33,10 @@ from prime_jupyter.sessions.compaction import estimate_context_tokens
 __all__ = ["run_command"]
 
 
-async def run_command(live: LiveSession, command: ChatCommandRequest, sessions_dir: Path) -> ChatCommandResponse:
+async def run_command(
+    live: LiveSession, command: ChatCommandRequest, sessions_dir: Path, confined_to: Path | None = None
+) -> ChatCommandResponse:
+    """Run `command` on `live`; new transcripts go to `sessions_dir`, exports stay inside `confined_to`."""
     connection = live.connection
     match command:
         case ChatNameCommand(name=name):
@@ -49,7 +52,7 @@ async def run_command(live: LiveSession, command: ChatCommandRequest, sessions_d
         case ChatTreeCommand():
             return await _tree(live, command)
         case ChatExportCommand(path=path, format=fmt):
-            return await connection.export(export_format(fmt, path), export_target(live.session.cwd, path))
+            return await connection.export(export_format(fmt, path), export_target(live.session.cwd, path, confined_to))
         case ChatContextCommand():
             return _context(live)
 

@@ -20,6 +20,7 @@ from prime_jupyter.protocol.requests import (
     SessionRequest,
 )
 from prime_jupyter.protocol.version import CAPABILITIES, PROTOCOL_VERSION, SCHEMA_REVISION
+from prime_jupyter.protocol.wire import dump_json
 from prime_jupyter.server.chat.turn import TurnStream
 from prime_jupyter.server.chat.views import chat_messages, snapshot
 from prime_jupyter.server.host.live import LiveSession
@@ -132,6 +133,11 @@ class ChatEventsHandler(PrimeHandler):
             self._feed.close()
 
 
+RECONNECT_MS = 1000
+"""What `connected` tells a browser to wait before it reconnects (SSE `retry:`); Chromium's own default is
+3 s. A reconnect after a server restart is then prompt once the server is back (issue 15)."""
+
+
 def _event_feed(live: LiveSession, cursor: int | None) -> Feed[RingEntry]:
     """A feed that starts with `connected` and the replay after `cursor` (none without a cursor)."""
 
@@ -148,7 +154,7 @@ def _event_feed(live: LiveSession, cursor: int | None) -> Feed[RingEntry]:
         capabilities=list(CAPABILITIES),
         cursor=live.ring.last_seq,
     )
-    feed.put(unsequenced(connected))
+    feed.put(RingEntry(None, connected, dump_json(connected), retry_ms=RECONNECT_MS))
     replay = live.ring.since(cursor) if cursor is not None else []
     for entry in replay if replay is not None else [resync()]:
         feed.put(entry)

@@ -72,4 +72,5 @@ class ChatCommandHandler(PrimeHandler):
         if isinstance(command, ChatNameCommand) and not command.name.strip():
             raise ApiError(400, "name: empty")
         live = await self.bridge.get(command.session_id)
-        self.reply(await run_command(live, command, self.bridge.config.sessions_dir))
+        config = self.bridge.config
+        self.reply(await run_command(live, command, config.sessions_dir, config.confined_to))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,6 +35,7 @@ from prime_jupyter.runtime.factory import SessionOptions, create_agent_session
 from prime_jupyter.runtime.session_ops import seed_session, thinking_level
 from prime_jupyter.runtime.views import model_infos
 from prime_jupyter.server.config import BridgeConfig
+from prime_jupyter.server.host.culling import KernelCuller, ReleasableKernel
 from prime_jupyter.server.host.dialogs import PendingDialogRegistry
 from prime_jupyter.server.host.kernels import KernelList, KernelReadiness, SpecLookup, session_kernel
 from prime_jupyter.server.host.live import LiveSession
@@ -65,18 +66,24 @@ class PrimeBridge:
         kernel_launcher: KernelLauncher | None = None,
         kernel_manager: KernelList | None = None,
         spec_lookup: SpecLookup | None = None,
+        kernel_capacity: Callable[[], str | None] | None = None,
     ):
         """`kernel_launcher` starts the sessions' kernels (`ServerKernelLauncher` over the server's kernel
         manager; None: the runtime's own local launcher); `kernel_manager` is that same manager, whose
-        kernel list `GET info` counts; `spec_lookup` checks the kernel spec once."""
+        kernel list `GET info` counts; `spec_lookup` checks the kernel spec once; `kernel_capacity` says
+        why no kernel can be started now (the launcher's cap), else None."""
         self.config = config
         self.kernel_launcher = kernel_launcher
         self.dialogs = PendingDialogRegistry(config.questions_dir)
-        self.kernels = KernelReadiness(config.kernel_name, spec_lookup, kernel_manager)
+        self.kernels = KernelReadiness(config.kernel_name, spec_lookup, kernel_manager, kernel_capacity)
+        self.culler = KernelCuller(config.cull, kernel_manager, self._provisioners)
         self._live: dict[str, LiveSession] = {}
         self._opening = asyncio.Lock()
         self._tasks: set[asyncio.Future[None]] = set()
         self._started: asyncio.Future[None] | None = None
+        self.stopping = False
+        """Set when the server stops: a request that still reaches it (over a kept-alive connection) is
+        refused, never opens a session or starts a run in a process about to exit."""
         self.swept = asyncio.Event()
         """Set once the questions left by earlier server processes are cancelled (after `start`)."""
 
@@ -93,9 +100,13 @@ class PrimeBridge:
     async def _start(self) -> None:
         self.spawn(self._sweep_questions())
         await self.kernels.check()
+        if self.kernel_launcher is not None:  # the server's kernels: the culler reads their activity
+            self.culler.start()
 
     async def shutdown(self) -> None:
         """Cancel pending questions (`shutdown`), stop every run, close every stream."""
+        self.stopping = True
+        self.culler.stop()
         lives = list(self._live.values())
         self._live.clear()
         for live in lives:
@@ -119,6 +130,11 @@ class PrimeBridge:
 
     def live_sessions(self) -> list[LiveSession]:
         return list(self._live.values())
+
+    def _provisioners(self) -> list[ReleasableKernel]:
+        """The kernels of the open sessions (what the culler may release)."""
+        kernels = (getattr(live.session, "kernel", None) for live in self._live.values())
+        return [kernel for kernel in kernels if isinstance(kernel, ReleasableKernel)]
 
     async def get(self, session_id: str) -> LiveSession:
         """The live session, opening its transcript if needed; `SessionNotFoundError` when there is none."""

@@ -5,7 +5,8 @@ Kernels come from the server's own kernel manager (the session factory is given 
 background as soon as the session exists: the prewarm). `GET info` says:
 
 - `ready`: a kernel can be had. The kernel spec was found (checked when the extension starts, on its
-  first request) and the latest prewarm to finish did not fail; `reason` says why not.
+  first request), the cap on agent kernels (`c.PrimeApp.max_kernels`) is not reached, and the latest
+  prewarm to finish did not fail; `reason` says why not.
 - `starting`: session kernels whose prewarm is under way.
 - `running`: open sessions holding a started kernel that the kernel manager still has (a kernel shut
   down from elsewhere, culled, or dead for good is gone from it). A deleted session is forgotten first.
@@ -59,13 +60,20 @@ def session_kernel(session: object) -> SessionKernel | None:
 
 class KernelReadiness:
     def __init__(
-        self, kernel_name: str, spec_lookup: SpecLookup | None = None, kernel_manager: KernelList | None = None
+        self,
+        kernel_name: str,
+        spec_lookup: SpecLookup | None = None,
+        kernel_manager: KernelList | None = None,
+        capacity: Callable[[], str | None] | None = None,
     ) -> None:
         """`kernel_manager`: the manager the sessions' kernels come from (its kernel list says which are
-        still there); None when they are started elsewhere."""
+        still there); None when they are started elsewhere. `capacity`: why no kernel can be started
+        right now (the cap on agent kernels is reached), else None; read live, so `ready` comes back
+        as soon as a kernel goes, and a prewarm refused by the cap is no lasting problem."""
         self.kernel_name = kernel_name
         self._lookup = spec_lookup
         self._manager = kernel_manager
+        self._capacity = capacity or (lambda: None)
         self._spec_problem: str | None = "kernel readiness not checked yet"
         self._prewarm_problem: str | None = None
         self._kernels: dict[str, SessionKernel] = {}
@@ -73,7 +81,7 @@ class KernelReadiness:
 
     @property
     def status(self) -> KernelStatus:
-        reason = self._spec_problem or self._prewarm_problem
+        reason = self._spec_problem or self._capacity() or self._prewarm_problem
         return KernelStatus(ready=reason is None, reason=reason, starting=len(self._starting), running=self._running())
 
     async def check(self) -> None:
@@ -104,7 +112,8 @@ class KernelReadiness:
         try:
             await kernel.ensure()
         except Exception as exc:
-            problem: str | None = f"the kernel did not start: {exc}"
+            full = self._capacity() is not None  # refused by the cap: `status` says so while it lasts
+            problem: str | None = None if full else f"the kernel did not start: {exc}"
         else:
             problem = None
         if self._kernels.get(session_id) is not kernel:

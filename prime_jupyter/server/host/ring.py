@@ -36,13 +36,16 @@ class RingEntry:
     seq: int | None
     frame: ChatFrame | None
     json: str
+    retry_ms: int | None = None
+    """Sent as SSE `retry:`: how long a browser's EventSource waits before it reconnects."""
 
     def ndjson(self) -> bytes:
         return (self.json + "\n").encode()
 
     def sse(self) -> bytes:
         head = f"id: {self.seq}\n" if self.seq is not None else ""
-        return f"{head}data: {self.json}\n\n".encode()
+        retry = f"retry: {self.retry_ms}\n" if self.retry_ms is not None else ""
+        return f"{retry}{head}data: {self.json}\n\n".encode()
 
 
 def unsequenced(frame: ChatFrame) -> RingEntry:

@@ -286,9 +286,11 @@ const scenarios = {
 
   /**
    * The server restarts while the panel is open: the live stream reconnects (the dot goes amber, then
-   * green) and the next prompt is answered. The test restarts the server when `restart-ready` appears.
+   * green) and the next prompt is answered. The test restarts the server when `marker` appears and
+   * writes `back` once the new server answers: the prompt waits for that and for the stream to be live
+   * again, conditions both, never a clock.
    */
-  async restart(lab, { first, second, marker }) {
+  async restart(lab, { first, second, marker, back }) {
     await lab.open();
     await lab.ready();
     await lab.newSession();
@@ -300,6 +302,9 @@ const scenarios = {
     fs.writeFileSync(marker, 'ready');
     await lab.page.waitForFunction(sel => document.querySelector(`${sel} .jp-PrimePanel-connection`).dataset.status !== 'live', PANEL, { timeout: 60000 });
     const during = await status();
+    while (!fs.existsSync(back)) {
+      await new Promise(resolve => setTimeout(resolve, 100)); // polling the rendezvous file
+    }
     await lab.page.waitForFunction(sel => document.querySelector(`${sel} .jp-PrimePanel-connection`).dataset.status === 'live', PANEL, { timeout: 90000 });
     await lab.send(second.prompt);
     await lab.waitForAnswer(second.expect);
