@@ -35,7 +35,8 @@ def jupyter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterProcess
     module, not outlive the kernel tests' check that no kernel is left behind."""
     base = tmp_path_factory.mktemp("jupyter-ipynb")
     (base / "agent").mkdir()
-    with JupyterProcess(base / "agent", base, base / "runtime") as server:
+    outside = ("--PrimeApp.allow_outside_root=True",)  # each test's work dir is its own, outside this root
+    with JupyterProcess(base / "agent", base, base / "runtime", args=outside) as server:
         yield server
 
 
