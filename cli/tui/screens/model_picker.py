@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from prime_jupyter.protocol.common import ModelRef
+
+from .picker import Picker
 
 __all__ = ["ModelChoice", "ModelPicker"]
 
@@ -19,10 +19,7 @@ ModelChoice = tuple[ModelRef, str, bool]
 """A model, its display name, and whether its provider has a key."""
 
 
-class ModelPicker(ModalScreen[ModelRef | None]):
-    BINDINGS = [Binding("escape", "cancel", "cancel"), Binding("down", "move(1)", show=False),
-                Binding("up", "move(-1)", show=False)]  # fmt: skip
-
+class ModelPicker(Picker[ModelRef]):
     def __init__(self, models: Sequence[ModelChoice], current: ModelRef | None, initial: str = "") -> None:
         super().__init__(classes="dialog-screen")
         self.models = list(models)
@@ -48,14 +45,6 @@ class ModelPicker(ModalScreen[ModelRef | None]):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self._pick(event.option.id)
-
-    def action_move(self, step: int) -> None:
-        choices = self.query_one(OptionList)
-        if choices.option_count:
-            choices.highlighted = ((choices.highlighted or 0) + step) % choices.option_count
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
     def _fill(self, query: str) -> None:
         words = query.lower().split()

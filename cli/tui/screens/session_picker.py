@@ -11,17 +11,18 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from prime_jupyter.protocol.common import SessionSummary
+
+from .picker import Picker
 
 __all__ = ["PickerChoice", "SessionPicker", "age"]
 
@@ -44,10 +45,11 @@ class PickerChoice:
     name: str | None = None
 
 
-class SessionPicker(ModalScreen[PickerChoice | None]):
-    BINDINGS = [Binding("escape", "cancel", "cancel"), Binding("down", "move(1)", show=False),
-                Binding("up", "move(-1)", show=False), Binding("ctrl+r", "rename", "rename", priority=True),
-                Binding("ctrl+d", "delete", "delete", priority=True)]  # fmt: skip
+class SessionPicker(Picker[PickerChoice]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+r", "rename", "rename", priority=True),
+        Binding("ctrl+d", "delete", "delete", priority=True),
+    ]  # with the picker's own (Escape, Up, Down)
 
     def __init__(self, sessions: Sequence[SessionSummary], current: str | None, now_ms: int | None = None) -> None:
         super().__init__(classes="dialog-screen")
@@ -110,14 +112,6 @@ class SessionPicker(ModalScreen[PickerChoice | None]):
         if choices.highlighted is None or not choices.option_count:
             return None
         return choices.get_option_at_index(choices.highlighted).id
-
-    def action_move(self, step: int) -> None:
-        choices = self.query_one(OptionList)
-        if choices.option_count:
-            choices.highlighted = ((choices.highlighted or 0) + step) % choices.option_count
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
     def _fill(self, query: str) -> None:
         words = query.lower().split()
