@@ -8,7 +8,7 @@ jupyter_server only for typing. Modules:
     local        LocalKernelLauncher: a private AsyncMultiKernelManager (no server)
     server       ServerKernelLauncher: the Jupyter server's own kernel manager
     inprocess    InProcessLauncher: the running IPython shell (%%prime)
-    launchers    launcher_for(kernel_manager): the server's manager, or the shared local launcher
+    launchers    shared_local_launcher(): the process's own kernels (a session given no launcher)
     provisioner  IpythonKernelProvisioner: one session's kernel (start once, share, replace, dispose)
     execution    run_cell: time limit, abort, dead kernels
     outputs      iopub messages folded into nbformat outputs
@@ -22,7 +22,7 @@ jupyter_server only for typing. Modules:
 
 from prime_jupyter.kernel.execution import CellRun, RunStatus, run_cell
 from prime_jupyter.kernel.inprocess import InProcessKernelOps, InProcessLauncher
-from prime_jupyter.kernel.launchers import launcher_for, shared_local_launcher
+from prime_jupyter.kernel.launchers import shared_local_launcher
 from prime_jupyter.kernel.local import LocalKernelLauncher
 from prime_jupyter.kernel.managed import ManagedKernelOps
 from prime_jupyter.kernel.ops import (
@@ -57,7 +57,6 @@ __all__ = [
     "ProgressCallback",
     "RunStatus",
     "ServerKernelLauncher",
-    "launcher_for",
     "reap_all",
     "run_cell",
     "shared_local_launcher",

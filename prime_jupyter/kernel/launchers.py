@@ -1,18 +1,12 @@
-"""Choosing where kernels come from: the Jupyter server's kernel manager when there is one, else a
-process-wide `LocalKernelLauncher` (one `AsyncMultiKernelManager` for all sessions of the process)."""
+"""The process-wide `LocalKernelLauncher` (one `AsyncMultiKernelManager` for all sessions of the process),
+where a session's kernels come from when its host passed no `KernelLauncher` of its own (the server
+passes a `ServerKernelLauncher`, a notebook its own shell)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
-
 from prime_jupyter.kernel.local import LocalKernelLauncher
-from prime_jupyter.kernel.ops import KernelLauncher
-from prime_jupyter.kernel.server import ServerKernelLauncher
 
-if TYPE_CHECKING:
-    from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
-
-__all__ = ["launcher_for", "shared_local_launcher"]
+__all__ = ["shared_local_launcher"]
 
 _shared: LocalKernelLauncher | None = None
 
@@ -23,10 +17,3 @@ def shared_local_launcher() -> LocalKernelLauncher:
     if _shared is None:
         _shared = LocalKernelLauncher()
     return _shared
-
-
-def launcher_for(kernel_manager: object | None) -> KernelLauncher:
-    """Kernels from `kernel_manager` (a jupyter_server `AsyncMappingKernelManager`), or local ones."""
-    if kernel_manager is None:
-        return shared_local_launcher()
-    return ServerKernelLauncher(cast("AsyncMappingKernelManager", kernel_manager))

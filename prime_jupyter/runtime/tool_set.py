@@ -78,15 +78,17 @@ def _pi_tool(name: str, cwd: str) -> AnyTool:
 
 
 def _add_ipython(result: ToolSet, cwd: Path, model: Model, kernel: KernelConfig) -> None:
-    from prime_jupyter.kernel.launchers import shared_local_launcher
-    from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
-    from prime_jupyter.tools.ipython import IPYTHON_TOOL_PROMPT, make_ipython_tool
+    from prime_jupyter.tools.ipython import make_kernel_tool
 
-    launcher = kernel.kernel_launcher or shared_local_launcher()
-    provisioner = IpythonKernelProvisioner(launcher, cwd, kernel_name=kernel.kernel_name)
-    tool = make_ipython_tool(provisioner, accepts_images=model.accepts_images, timeout_s=kernel.timeout_s)
+    tool, guidance, provisioner = make_kernel_tool(
+        cwd=cwd,
+        accepts_images=model.accepts_images,
+        kernel_name=kernel.kernel_name,
+        timeout_s=kernel.timeout_s,
+        launcher=kernel.kernel_launcher,
+    )
     result.tools.append(tool)
-    result.guidance = IPYTHON_TOOL_PROMPT
+    result.guidance = guidance
     result.disposers.append(provisioner.dispose)
     result.prewarm = provisioner.prewarm
     result.kernel = provisioner

@@ -22,8 +22,8 @@ from prime_jupyter.ai.types import TextContent
 from prime_jupyter.errors import ToolError
 from prime_jupyter.kernel.budget import details_outputs, model_content
 from prime_jupyter.kernel.execution import CellRun, run_cell
-from prime_jupyter.kernel.launchers import launcher_for
-from prime_jupyter.kernel.ops import KernelError
+from prime_jupyter.kernel.launchers import shared_local_launcher
+from prime_jupyter.kernel.ops import KernelError, KernelLauncher
 from prime_jupyter.kernel.outputs import OutputAccumulator
 from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
 
@@ -96,12 +96,12 @@ def make_kernel_tool(
     accepts_images: bool,
     kernel_name: str = "python3",
     timeout_s: float = 600.0,
-    kernel_manager: object | None = None,
+    launcher: KernelLauncher | None = None,
 ) -> tuple[AgentTool[IpythonParams], str, IpythonKernelProvisioner]:
     """The `ipython` tool of one session, its system-prompt guidance and its provisioner (to prewarm and
-    dispose). Kernels come from `kernel_manager` (a jupyter_server kernel manager) when given, else from
+    dispose). Kernels come from `launcher` (the server's, the notebook's own shell) when given, else from
     the process's local launcher."""
-    provisioner = IpythonKernelProvisioner(launcher_for(kernel_manager), cwd, kernel_name=kernel_name)
+    provisioner = IpythonKernelProvisioner(launcher or shared_local_launcher(), cwd, kernel_name=kernel_name)
     tool = make_ipython_tool(provisioner, accepts_images=accepts_images, timeout_s=timeout_s)
     return tool, IPYTHON_TOOL_PROMPT, provisioner
 
