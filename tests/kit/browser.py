@@ -214,7 +214,7 @@ def finish_scenario(lab: Lab, driver: subprocess.Popen[str], timeout: float = 15
     if not report.get("ok"):
         raise AssertionError(
             f"scenario {report.get('scenario')!r} failed: {report.get('error')}\n"
-            f"page console: {report.get('console')}\nlab log:\n{lab.log_tail()}"
+            f"page console: {report.get('console')}\npanel text: {report.get('panel')}\nlab log:\n{lab.log_tail()}"
         )
     return report
 

@@ -113,9 +113,29 @@ export class Lab {
     return this.page.evaluate(sel => document.querySelector(`${sel} .jp-PrimeMessages`)?.dataset.sessionId ?? null, PANEL);
   }
 
+  /**
+   * Type `text` and press `key`, as a user would. One of Lab's own dialogs (its "Server Connection
+   * Error" after a restart) can take the focus and the key: then close it and press again. The key
+   * is handled when `press` returns, so the focus then tells who had it.
+   */
   async send(text, key = 'Enter') {
     await this.page.fill(PROMPT, text);
-    await this.page.press(PROMPT, key);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const dialog = this.page.locator('.jp-Dialog');
+      if (await dialog.count()) {
+        await dialog.locator('.jp-Dialog-button').last().click();
+        await this.page.waitForSelector('.jp-Dialog', { state: 'detached', timeout: WAIT });
+      }
+      await this.page.press(PROMPT, key);
+      const took = await this.page.evaluate(
+        sel => document.activeElement === document.querySelector(sel) && !document.querySelector('.jp-Dialog'),
+        PROMPT
+      );
+      if (took || (await this.page.inputValue(PROMPT)) === '') {
+        return; // the composer had the key (whatever the panel then did with the text)
+      }
+    }
+    throw new Error(`the composer did not take ${JSON.stringify(text)}: ${await this.page.inputValue(PROMPT)}`);
   }
 
   /** Wait until no run goes on (after one started). */
@@ -191,15 +211,19 @@ export async function play(scenarios) {
   }
   const browser = await chromium.launch({ executablePath: opts.chromium, args: FLAGS });
   const consoleErrors = [];
+  let pageOf = null;
   try {
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     const page = await context.newPage();
     page.on('console', m => m.type() === 'error' && consoleErrors.push(m.text()));
     page.on('pageerror', e => consoleErrors.push(`pageerror: ${e.message}`));
+    pageOf = page;
     const facts = await scenario(new Lab(page, opts), opts.params);
     console.log(JSON.stringify({ ok: true, scenario: opts.scenario, console: consoleErrors, ...facts }));
   } catch (error) {
-    console.log(JSON.stringify({ ok: false, scenario: opts.scenario, error: String(error?.stack ?? error), console: consoleErrors }));
+    const panel = await pageOf?.evaluate(sel => document.querySelector(sel)?.innerText ?? null, PANEL).catch(() => null);
+    await pageOf?.screenshot({ path: path.join(opts.shots, `failed-${opts.scenario}.png`) }).catch(() => {});
+    console.log(JSON.stringify({ ok: false, scenario: opts.scenario, error: String(error?.stack ?? error), console: consoleErrors, panel }));
     process.exitCode = 1;
   } finally {
     await browser.close();
