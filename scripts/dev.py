@@ -295,7 +295,7 @@ def workspace(lab_args: Sequence[str], environ: Mapping[str, str]) -> Path | Non
 
 def serve(args: Sequence[str], cwd: Path, hint: str | None, *, err: TextIO | None = None) -> int:
     """Run the server `args` in `cwd` until it exits, relaying its log (stderr) to `err` and repeating
-    `hint` once its startup log has ended with its URLs (where a user looks).
+    `hint` below each block of URLs it logs (at startup: where a user looks), once the log goes quiet.
 
     Ctrl+C reaches the server itself (it asks whether to shut down); this process waits for it to end.
     """
@@ -304,17 +304,20 @@ def serve(args: Sequence[str], cwd: Path, hint: str | None, *, err: TextIO | Non
     assert proc.stderr is not None
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, lambda *_: proc.terminate())
-    state = {"url": False, "hinted": hint is None}
+    urls_shown = False
 
     def write(line: str) -> None:
+        nonlocal urls_shown
         sink.write(line)
         sink.flush()
-        state["url"] = state["url"] or bool(URL_LINE.match(line))
+        urls_shown = urls_shown or bool(URL_LINE.match(line))
 
     def after_urls() -> None:
-        if state["url"] and not state["hinted"]:
-            state["hinted"] = True
-            write(f"\n{hint}\n\n")
+        nonlocal urls_shown
+        if urls_shown and hint:
+            sink.write(f"\n{hint}\n\n")
+            sink.flush()
+        urls_shown = False
 
     with proc:
         relay(proc.stderr, write, after_urls, QUIET_SERVER_SECONDS)
