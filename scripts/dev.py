@@ -2,12 +2,17 @@
 """The two developer commands of prime-jupyter (the README's "run" and "test").
 
     python3 scripts/dev.py test [pytest args...]     ruff, ruff format --check, mypy, the panel's tests, pytest
-    python3 scripts/dev.py run  [jupyter lab args...]  JupyterLab with the extension installed
+    python3 scripts/dev.py run  [jupyter lab args...]  JupyterLab with the extension, serving ~/prime-workspace
 
-Both first make sure `.venv/` holds an editable install of the project with its test extra and a fresh
-build of the JupyterLab extension. Standard library only, so a fresh machine needs nothing but python3
-(>= 3.11, with venv) and node/npm. A stamp file in `.venv/` records a hash of the install inputs, so a
-re-run with nothing changed skips pip entirely.
+Both first make sure `.venv/` holds an editable install of the project with its test and science extras
+(the agent's kernel gets pandas and matplotlib) and a fresh build of the JupyterLab extension, showing
+each step and pip's and npm's own output (and a line now and then while they are quiet). Standard
+library only, so a fresh machine needs nothing but python3 (>= 3.11, with venv) and node/npm. A stamp file
+in `.venv/` records a hash of the install inputs, so a re-run with nothing changed skips pip entirely.
+
+`run` serves a workspace folder outside the checkout (`$PRIME_WORKSPACE`, else `~/prime-workspace`,
+created when missing; a `--ServerApp.root_dir` or `--notebook-dir` argument wins), so the files the agent
+and JupyterLab write never land in the repository.
 """
 
 from __future__ import annotations
@@ -15,11 +20,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import queue
+import re
 import shutil
+import signal
 import subprocess
 import sys
-from collections.abc import Iterable, Sequence
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import IO, TextIO
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
@@ -36,7 +47,14 @@ INSTALL_INPUTS = (
     "prime_jupyter/_version.py",
     "prime_jupyter/server/jupyter-config.json",
 )
+EXTRAS = "test,science"
 PROVIDER_KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")
+WORKSPACE_ENV = "PRIME_WORKSPACE"
+DEFAULT_WORKSPACE = "~/prime-workspace"
+ROOT_DIR_OPTIONS = ("--ServerApp.root_dir", "--notebook-dir", "--ServerApp.notebook_dir")
+QUIET_STEP_SECONDS = 20.0  # a setup step silent this long gets a "still ..." line
+QUIET_SERVER_SECONDS = 1.0  # the server's startup log ends with its URLs: silence this long after one ends it
+URL_LINE = re.compile(r"^\s*https?://\S+\s*$")
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's; the browser tests never download one
 PYTHON = str(BIN / "python")
 
@@ -79,24 +97,89 @@ def _read_stamp() -> dict[str, str]:
     return data if isinstance(data, dict) else {}
 
 
+def _env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of the commands run here: the venv first on PATH."""
+    env = {**os.environ, **(extra or {})}
+    env["VIRTUAL_ENV"] = str(VENV)
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
 def _run(cmd: Sequence[str], *, env: dict[str, str] | None = None) -> int:
     """Run `cmd` in the repo root with the venv first on PATH; return its exit code."""
-    full_env = {**os.environ, **(env or {})}
-    full_env["VIRTUAL_ENV"] = str(VENV)
-    full_env["PATH"] = f"{BIN}{os.pathsep}{full_env.get('PATH', '')}"
-    return subprocess.run(list(cmd), cwd=ROOT, env=full_env, check=False).returncode
+    return subprocess.run(list(cmd), cwd=ROOT, env=_env(env), check=False).returncode
 
 
-def _check(cmd: Sequence[str], what: str) -> None:
-    """Run a setup command and raise `DevError` naming `what` when it fails."""
-    code = _run(cmd)
-    if code != 0:
-        raise DevError(f"{what} failed (exit code {code}); see the output above")
+def relay(stream: IO[str], write: Callable[[str], object], on_quiet: Callable[[], object], quiet_after: float) -> None:
+    """Copy `stream`'s lines to `write` until it closes, calling `on_quiet` after each `quiet_after` seconds
+    in which no line came."""
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def read() -> None:
+        for line in stream:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=read, daemon=True).start()
+    while True:
+        try:
+            line = lines.get(timeout=quiet_after)
+        except queue.Empty:
+            on_quiet()
+            continue
+        if line is None:
+            return
+        write(line)
+
+
+def _elapsed(start: float) -> str:
+    seconds = int(time.monotonic() - start)
+    return f"{seconds // 60}m{seconds % 60:02d}s"
+
+
+def _check(
+    cmd: Sequence[str],
+    what: str,
+    *,
+    env: dict[str, str] | None = None,
+    out: TextIO | None = None,
+    quiet_after: float = QUIET_STEP_SECONDS,
+) -> None:
+    """Run a setup command, showing its output and a line whenever it is quiet for `quiet_after` seconds;
+    raise `DevError` naming `what` when it fails."""
+    sink = out or sys.stdout
+    start = time.monotonic()
+
+    def write(line: str) -> None:
+        sink.write(line)
+        sink.flush()
+
+    def still() -> None:
+        write(f"    ... still {what} ({_elapsed(start)} so far)\n")
+
+    proc = subprocess.Popen(
+        list(cmd),
+        cwd=ROOT,
+        env=_env(env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        errors="replace",
+    )
+    assert proc.stdout is not None
+    with proc:
+        relay(proc.stdout, write, still, quiet_after)
+    if proc.returncode != 0:
+        raise DevError(f"{what} failed (exit code {proc.returncode}); see the output above")
+
+
+def _step(text: str) -> None:
+    print(f"\n==> {text}", flush=True)
 
 
 def _create_venv() -> None:
     """Create `.venv` with the running python3; remove a half-made one on failure."""
-    print(f"==> creating {VENV.relative_to(ROOT)} with {sys.executable}", flush=True)
+    _step(f"creating {VENV.relative_to(ROOT)} with {sys.executable} (the first run takes a few minutes)")
     code = subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=False).returncode
     if code != 0 or not (BIN / "pip").exists():
         shutil.rmtree(VENV, ignore_errors=True)
@@ -106,24 +189,32 @@ def _create_venv() -> None:
         )
 
 
-def _install(stamp: dict[str, str], old: dict[str, str]) -> None:
-    """Editable install with the test extra; rebuild the labextension when its sources changed."""
+def _build_frontend() -> None:
+    """The JupyterLab extension, built as the editable install's hook would, with npm's output shown."""
     if shutil.which("npm") is None:
         raise DevError("npm was not found on PATH; install Node.js (>= 18) with npm to build the panel")
-    if stamp.get("frontend") != old.get("frontend") or not (LABEXT_OUT / "static" / "style.js").is_file():
-        # The builder hook skips the build while this folder exists (`skip-if-exists`).
-        shutil.rmtree(LABEXT_OUT, ignore_errors=True)
+    shutil.rmtree(LABEXT_OUT, ignore_errors=True)
+    ensure_node_modules()
+    _step("building the JupyterLab extension (npm run build)")
+    _check(["npm", "run", "build", "--prefix", str(LABEXT_SRC)], "building the JupyterLab extension")
+    if not (LABEXT_OUT / "package.json").is_file():
+        raise DevError(f"the labextension build left no {LABEXT_OUT.relative_to(ROOT)}/package.json")
+
+
+def _install(stamp: dict[str, str], old: dict[str, str]) -> None:
+    """Editable install with the test and science extras; rebuild the labextension when its sources changed."""
     import tomllib  # here, so that Python < 3.11 reaches the version check in main()
 
     build_requires: list[str] = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]
-    print("==> installing prime-jupyter (editable, with test tools) into .venv", flush=True)
+    _step("installing the build tools into .venv (pip)")
     # Without build isolation pip installs no build requirements; hatchling's editable builds need `editables`.
-    tools = [*build_requires, "editables"]
-    _check([PYTHON, "-m", "pip", "install", "-q", *tools], "installing the build tools")
-    pip = [PYTHON, "-m", "pip", "install", "-q", "--no-build-isolation", "-e", ".[test]"]
-    _check(pip, "pip install -e '.[test]' (which also builds the labextension with npm)")
-    if not (LABEXT_OUT / "package.json").is_file():
-        raise DevError(f"the labextension build left no {LABEXT_OUT.relative_to(ROOT)}/package.json")
+    _check([PYTHON, "-m", "pip", "install", *build_requires, "editables"], "installing the build tools")
+    if stamp.get("frontend") != old.get("frontend") or not (LABEXT_OUT / "static" / "style.js").is_file():
+        _build_frontend()
+    _step(f"installing prime-jupyter[{EXTRAS}] (editable) into .venv (pip)")
+    # Built above: the builder hook skips its own npm run (`skip-if-exists`, and told so).
+    pip = [PYTHON, "-m", "pip", "install", "--no-build-isolation", "-e", f".[{EXTRAS}]"]
+    _check(pip, f"pip install -e '.[{EXTRAS}]'", env={"HATCH_JUPYTER_BUILDER_SKIP_NPM": "1"})
 
 
 def ensure_env() -> None:
@@ -135,12 +226,13 @@ def ensure_env() -> None:
         return
     _install(stamp, old)
     STAMP.write_text(json.dumps(stamp, indent=2) + "\n")
+    _step("the environment in .venv is ready")
 
 
 def ensure_node_modules() -> None:
     """The panel's npm dependencies (its unit tests and the browser tests' playwright-core), from the lock file."""
     if not (LABEXT_SRC / "node_modules" / ".package-lock.json").is_file():
-        print("==> installing the panel's npm dependencies (npm ci)", flush=True)
+        _step("installing the panel's npm dependencies (npm ci)")
         _check(["npm", "ci", "--prefix", str(LABEXT_SRC)], "npm ci in labextension/")
 
 
@@ -151,7 +243,7 @@ def ensure_chromium() -> None:
     if shutil.which("apt-get") is None:
         raise DevError(f"{CHROMIUM} is missing and apt-get is not available: install Chromium for the browser tests")
     sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
-    print("==> installing chromium for the browser tests (apt-get)", flush=True)
+    _step("installing chromium for the browser tests (apt-get)")
     _check([*sudo, "apt-get", "update"], "apt-get update")
     _check([*sudo, "apt-get", "install", "-y", "--no-install-recommends", "chromium"], "apt-get install chromium")
 
@@ -194,18 +286,66 @@ def _provider_hint() -> str | None:
     )
 
 
+def workspace(lab_args: Sequence[str], environ: Mapping[str, str]) -> Path | None:
+    """The folder `run` serves, or None when `lab_args` choose one themselves."""
+    if any(arg.split("=", 1)[0] in ROOT_DIR_OPTIONS for arg in lab_args):
+        return None
+    return Path(environ.get(WORKSPACE_ENV) or DEFAULT_WORKSPACE).expanduser().resolve()
+
+
+def serve(args: Sequence[str], cwd: Path, hint: str | None, *, err: TextIO | None = None) -> int:
+    """Run the server `args` in `cwd` until it exits, relaying its log (stderr) to `err` and repeating
+    `hint` below each block of URLs it logs (at startup: where a user looks), once the log goes quiet.
+
+    Ctrl+C reaches the server itself (it asks whether to shut down); this process waits for it to end.
+    """
+    sink = err or sys.stderr
+    proc = subprocess.Popen(list(args), cwd=cwd, env=_env(), stderr=subprocess.PIPE, text=True, errors="replace")
+    assert proc.stderr is not None
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, lambda *_: proc.terminate())
+    urls_shown = False
+
+    def write(line: str) -> None:
+        nonlocal urls_shown
+        sink.write(line)
+        sink.flush()
+        urls_shown = urls_shown or bool(URL_LINE.match(line))
+
+    def after_urls() -> None:
+        nonlocal urls_shown
+        if urls_shown and hint:
+            sink.write(f"\n{hint}\n\n")
+            sink.flush()
+        urls_shown = False
+
+    with proc:
+        relay(proc.stderr, write, after_urls, QUIET_SERVER_SECONDS)
+    return proc.returncode
+
+
 def cmd_run(lab_args: Sequence[str]) -> int:
-    """Replace this process with `jupyter lab`, adding `--allow-root` when running as root."""
+    """`jupyter lab` on the workspace folder, with `--allow-root` when running as root."""
     ensure_env()
+    args = [str(BIN / "jupyter"), "lab", *lab_args]
+    folder = workspace(lab_args, os.environ)
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        args.append(f"--ServerApp.root_dir={folder}")
+        print(
+            f"==> serving {folder} (the agent's files go there; set {WORKSPACE_ENV}=DIR or pass "
+            "--ServerApp.root_dir=DIR for another folder)",
+            flush=True,
+        )
+        if folder.is_relative_to(ROOT):
+            print(f"    note: {folder} is inside the checkout, so the agent's files will show in `git status`")
+    if os.geteuid() == 0 and "--allow-root" not in lab_args:
+        args.append("--allow-root")
+    print(f"==> for `jupyter prime` in another terminal, first: source {BIN / 'activate'}", flush=True)
     hint = _provider_hint()
     if hint:
         print(hint, flush=True)
-    args = [str(BIN / "jupyter"), "lab", *lab_args]
-    if os.geteuid() == 0 and "--allow-root" not in lab_args:
-        args.append("--allow-root")
-    os.environ["VIRTUAL_ENV"] = str(VENV)
-    os.environ["PATH"] = f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"
-    os.execv(args[0], args)
+    return serve(args, folder or Path.cwd(), hint)
 
 
 USAGE = __doc__.split("\n\n")[1] if __doc__ else ""

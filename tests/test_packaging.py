@@ -112,3 +112,10 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert ci.stat().st_mode & 0o111 and f"exec {command}\n" in ci.read_text()
     readme = ROOT / "README.md"
     assert readme.is_file() and command in readme.read_text() and "python3 scripts/dev.py run" in readme.read_text()
+
+
+def test_the_readme_sets_up_with_exactly_two_commands() -> None:
+    setup = (ROOT / "README.md").read_text().split("## Set up", 1)[1].split("\n## ", 1)[0]
+    block = setup.split("```bash\n", 1)[1].split("```", 1)[0]
+    commands = [line.split("#", 1)[0].strip() for line in block.splitlines()]
+    assert commands == ["python3 scripts/dev.py run", "python3 scripts/dev.py test"]

@@ -27,7 +27,10 @@ def write_agent_dir(home: Path, base_url: str) -> Path:
         "baseUrl": base_url,
         "api": "anthropic-messages",
         "apiKey": "SCRIPTED_TEST_KEY",
-        "models": [{"id": "m1", "contextWindow": 200000}, {"id": "m2", "contextWindow": 100000}],
+        "models": [
+            {"id": "m1", "contextWindow": 200000, "input": ["text", "image"]},  # sees the plots it makes
+            {"id": "m2", "contextWindow": 100000},
+        ],
     }
     (home / "models.json").write_text(json.dumps({"providers": {"scripted": provider}}))
     (home / "settings.json").write_text(json.dumps({"defaultModel": SCRIPTED_MODEL, "retry": {"enabled": False}}))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from notebook_kit import Kernel
@@ -27,25 +28,28 @@ def test_prime_without_arguments_prints_the_usage(kernel: Kernel) -> None:
     assert "%prime ask" in kernel.run("%prime").text()
 
 
-def test_the_agent_works_in_the_notebooks_namespace(kernel: Kernel, llm: ScriptedLLMServer) -> None:
-    kernel.run("data = {'a': [3, 1, 2]}")
-    llm.enqueue(
-        ScriptedTurn(
-            blocks=[
-                Text(text="Summing."),
-                ToolCall(name="ipython", arguments={"code": "total = sum(data['a'])\nprint('total', total)"}),
-            ]
-        ),
-        ScriptedTurn(blocks=[Text(text="The **total** is 6.", chunks=3)]),
+def test_the_agent_reads_the_notebooks_dataframe_and_leaves_a_variable(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    made = kernel.run(
+        "import pandas as pd\n"
+        "orders = pd.DataFrame({'region': ['north', 'south', 'north', 'east'], 'amount': [120, 80, 60, 95]})"
     )
-    cell = kernel.run("%%prime\nWhat is the sum of data['a']?")
+    assert made.status == "ok", made.text()
+    code = "by_region = orders.groupby('region')['amount'].sum().sort_values(ascending=False)\nby_region.to_frame()"
+    llm.enqueue(
+        ScriptedTurn(blocks=[Text(text="Grouping."), ToolCall(name="ipython", arguments={"code": code})]),
+        ScriptedTurn(blocks=[Text(text="**north** sold most: 180.", chunks=3)]),
+    )
+    cell = kernel.run("%%prime\nWhich region of `orders` sold most?")
     assert cell.status == "ok", cell.text()
-    text = cell.text()
-    assert "total 6" in text and "The **total** is 6." in text
-    assert "What is the sum of data['a']?" in request_text(llm, -2)
+    assert "**north** sold most: 180." in cell.text()
+    assert "Which region of `orders` sold most?" in request_text(llm, -2)
+    [table] = [m["content"]["data"] for m in cell.of_type("execute_result")]  # the frame, a real output
+    assert "<table" in table["text/html"] and "<th>north</th>" in table["text/html"]
+    assert re.search(r"north +180\\neast +95\\nsouth +80", request_text(llm, -1))  # the agent saw the frame
     blocks = [m["content"]["data"] for m in cell.of_type("display_data", "update_display_data")]
     assert any("<details>" in data.get("text/html", "") and "ipython" in data["text/html"] for data in blocks)
-    assert kernel.run("print(total * 2)").text().strip() == "12"
+    after = kernel.run("print(type(by_region).__name__, by_region.idxmax(), by_region['north'] * 2)")
+    assert after.text().strip() == "Series north 360"
 
 
 def test_consecutive_cells_continue_one_session(kernel: Kernel, llm: ScriptedLLMServer) -> None:

@@ -1,8 +1,10 @@
-"""A realistic notebook executed headless by nbclient: load a CSV, clean it, ask `%%prime` for a fitted
-line, use the agent's variables after."""
+"""A realistic notebook executed headless by nbclient: load a CSV with pandas, clean it, ask `%%prime` for a
+plot and a fitted line, use the agent's variables after."""
 
 from __future__ import annotations
 
+import base64
+import json
 from pathlib import Path
 
 import nbformat
@@ -14,44 +16,61 @@ from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCal
 
 pytestmark = pytest.mark.e2e  # the product runs in a kernel process the test drives
 
-FIT = """\
-xs, ys = [r["x"] for r in clean], [r["y"] for r in clean]
-n, mx, my = len(xs), sum(xs) / len(xs), sum(ys) / len(ys)
-slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
-intercept = my - slope * mx
-from IPython.display import HTML, display
-display(HTML(f"<table><tr><td>slope</td><td>{slope:.2f}</td></tr></table>"))
-print(f"y = {slope:.2f} x + {intercept:.2f}")"""
+CSV = "day,orders\n1,3.1\n2,4.9\nn/a,\n3,7.0\n4,9.1\n5,\n"
+LOAD = "import pandas as pd\nraw = pd.read_csv('sales.csv')\nraw.shape"
+CLEAN = "clean = raw.apply(pd.to_numeric, errors='coerce').dropna()\nlen(clean)"
+PLOT_AND_FIT = """\
+import matplotlib.pyplot as plt
+import numpy as np
+slope, intercept = np.polyfit(clean["day"], clean["orders"], 1)
+fig, ax = plt.subplots()
+ax.scatter(clean["day"], clean["orders"], label="orders")
+ax.plot(clean["day"], slope * clean["day"] + intercept, label="fit")
+ax.legend()
+plt.show()
+fit = pd.DataFrame({"slope": [slope], "intercept": [intercept]}).round(2)
+fit"""
 
 
-def test_a_notebook_runs_end_to_end(
+def test_a_data_notebook_runs_end_to_end(
     llm: ScriptedLLMServer, agent_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for name, value in kernel_env(agent_home).items():
         monkeypatch.setenv(name, value)
-    (tmp_path / "data.csv").write_text("x,y\n1,2.1\n2,3.9\nbad,\n3,6.0\n4,8.1\n")
+    (tmp_path / "sales.csv").write_text(CSV)
     notebook = nbformat.v4.new_notebook()
     notebook.cells = [
         nbformat.v4.new_code_cell("%load_ext prime_jupyter"),
-        nbformat.v4.new_code_cell("import csv\nrows = list(csv.DictReader(open('data.csv')))\nlen(rows)"),
-        nbformat.v4.new_code_cell(
-            "clean = [{'x': float(r['x']), 'y': float(r['y'])} for r in rows if r['x'].isdigit() and r['y']]"
-        ),
-        nbformat.v4.new_code_cell("%%prime\nFit a line to `clean` ({clean}); keep slope and intercept."),
-        nbformat.v4.new_code_cell("print(round(slope, 1), round(intercept, 1))"),
+        nbformat.v4.new_code_cell(LOAD),
+        nbformat.v4.new_code_cell(CLEAN),
+        nbformat.v4.new_code_cell("%%prime\nPlot `clean` and fit a line to orders per day; keep the fit in `fit`."),
+        nbformat.v4.new_code_cell("print(f'{slope:.2f} {intercept:.2f}', fit.loc[0, 'slope'], type(fig).__name__)"),
+        nbformat.v4.new_code_cell("clean.assign(predicted=slope * clean['day'] + intercept).round(2).to_dict('list')"),
     ]
     llm.enqueue(
-        ScriptedTurn(blocks=[Text(text="Least squares."), ToolCall(name="ipython", arguments={"code": FIT})]),
-        ScriptedTurn(blocks=[Text(text="The line is **y = 2.01 x + 0.00**.", chunks=4)]),
+        ScriptedTurn(blocks=[Text(text="Least squares."), ToolCall(name="ipython", arguments={"code": PLOT_AND_FIT})]),
+        ScriptedTurn(blocks=[Text(text="The line is **orders = 2.01 day + 1.00**.", chunks=4)]),
     )
     resources = {"metadata": {"path": str(tmp_path)}}
     client = NotebookClient(notebook, timeout=120, kernel_name="python3", resources=resources)
     client.execute()
     nbformat.validate(notebook)
+    assert notebook.cells[1].outputs[0]["data"]["text/plain"] == "(6, 2)"
+    assert notebook.cells[2].outputs[0]["data"]["text/plain"] == "4"
+
     prime_outputs = notebook.cells[3].outputs
     markdown = [o["data"]["text/markdown"] for o in prime_outputs if "text/markdown" in o.get("data", {})]
-    assert markdown == ["Least squares.", "The line is **y = 2.01 x + 0.00**."]
-    assert any("<table>" in o.get("data", {}).get("text/html", "") for o in prime_outputs)
-    assert any(o.get("text", "").startswith("y = 2.01 x + 0.00") for o in prime_outputs if o["output_type"] == "stream")
-    assert notebook.cells[4].outputs[0]["text"] == "2.0 0.0\n"
-    assert "'x': 1.0" in str(llm.requests[0].body)
+    assert markdown == ["Least squares.", "The line is **orders = 2.01 day + 1.00**."]
+    [png] = [o["data"]["image/png"] for o in prime_outputs if "image/png" in o.get("data", {})]
+    assert base64.b64decode(png).startswith(b"\x89PNG\r\n\x1a\n")  # the agent's figure, a real output
+    [table] = [o["data"]["text/html"] for o in prime_outputs if o["output_type"] == "execute_result"]
+    assert "<table" in table and "<td>2.01</td>" in table and "<td>1.0</td>" in table
+
+    sent = json.dumps(llm.requests[0].body)
+    assert "Plot `clean` and fit a line" in sent
+    tool_result = json.dumps(llm.requests[1].body["messages"][-1])  # type: ignore[index,call-overload]
+    assert '"media_type": "image/png"' in tool_result and "2.01" in tool_result  # what the agent saw
+
+    assert notebook.cells[4].outputs[0]["text"] == "2.01 1.00 2.01 Figure\n"
+    predicted = notebook.cells[5].outputs[0]["data"]["text/plain"]
+    assert "'predicted': [3.01, 5.02, 7.03, 9.04]" in predicted
