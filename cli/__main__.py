@@ -48,7 +48,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_usage(sys.stderr)
         return 2
     cwd = Path(os.getcwd())
-    code: int = asyncio.run(_run(args, prompt.text, prompt.images, cwd))
+    try:
+        code: int = asyncio.run(_run(args, prompt.text, prompt.images, cwd))
+    except KeyboardInterrupt:  # Ctrl+C before the run began (while the session opened): nothing ran
+        from .headless import EXIT_INTERRUPTED, INTERRUPTED
+
+        print(f"error: {INTERRUPTED}", file=sys.stderr)
+        return EXIT_INTERRUPTED
     return code
 
 
