@@ -72,7 +72,7 @@ async def _run(args: argparse.Namespace, text: str, images: list[ImageContent], 
     try:
         state = await connection.get_state()
         print(f"prime: session {state.session_id}", file=sys.stderr)
-        return await run_headless(connection, text, images, args.mode == "json")
+        return await run_headless(connection, text, images, args.mode == "json", say_session=False)
     except PrimeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -104,6 +104,8 @@ async def run_headless(
     text: str,
     images: list[ImageContent],
     json_mode: bool,
+    *,
+    say_session: bool = True,
 ) -> int:
     """Run the prompt; print the answer (or every event as a JSON line); return the exit code.
 
@@ -111,7 +113,7 @@ async def run_headless(
     on stderr as they start. Ctrl+C (SIGINT, which a terminal sends to the whole foreground process
     group) aborts the run wherever it is (streaming, a tool, a retry's wait) and exits 130, saying so;
     the agent's kernel runs in a session of its own, so it is interrupted by the abort, not by the
-    terminal."""
+    terminal. `say_session`: end with a line naming the transcript written and how to resume it."""
     stopping: list[asyncio.Future[None]] = []
     interrupted: list[bool] = []
 
@@ -158,7 +160,8 @@ async def run_headless(
         writer.flush()
         gc_policy.start_up_done()
     code = _outcome(finals[0] if finals else None, writer, json_mode, bool(interrupted))
-    await _say_session(connection)
+    if say_session:
+        await _say_session(connection)
     return code
 
 
