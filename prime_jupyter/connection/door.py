@@ -3,7 +3,7 @@
 A front end says where the session is, never how to build it:
 
     connection = await open_connection(LocalTarget(cwd=Path.cwd(), mode="continue"))
-    connection = await open_connection(ServerTarget(cwd=Path.cwd(), session="0193ab"))
+    connection = await open_connection(ServerTarget(cwd=Path.cwd(), session="9c41e2d7"))
 
 `LocalTarget` runs the session in this process (the runtime is imported then, and only then);
 `ServerTarget` attaches to a session of a running Jupyter server, found by URL, Unix socket, or
@@ -39,8 +39,8 @@ class ServerTarget:
     """A session living in a Jupyter server.
 
     `url` or `sock` (with `token`) name the server; with neither, the newest running server whose root
-    directory holds `cwd` is used, and a new session starts in `cwd` there. `session` (an id or a unique
-    id prefix) continues a session; without it a new one starts, in `new_session_cwd` when given
+    directory holds `cwd` is used, and a new session starts in `cwd` there. `session` (any unique part of an
+    id, or a name) continues a session; without it a new one starts, in `new_session_cwd` when given
     (relative to the server's root). `model` is `provider/id[:thinking]`, for a new session or switched
     to on an existing one."""
 
