@@ -95,6 +95,11 @@ def render_tool(view: CardData, expanded: bool) -> RenderableType:
         details = view.details if isinstance(view.details, dict) else {}
         diff = details.get("diff")
         output = _diff_text(diff) if isinstance(diff, str) and diff else _plain_output(view)
+    elif view.name == "ask":
+        question = view.args.get("question")
+        if isinstance(question, str) and question:
+            parts.append(Text(question))
+        output = _ask_output(view)
     else:
         if view.args:
             arguments = json.dumps(view.args, indent=2, ensure_ascii=False)
@@ -133,6 +138,13 @@ def _plain_output(view: CardData) -> Text:
     texts = [block.text for block in view.content if isinstance(block, TextContent)]
     images = [_image_note(block.mime_type, block.data) for block in view.content if isinstance(block, ImageContent)]
     return Text(_strip_ansi("\n".join(texts + images)), style=style)
+
+
+def _ask_output(view: CardData) -> Text:
+    """The answer; for an unanswered question the note written for the user (`details.note`), not the
+    instructions written for the model."""
+    note = view.details.get("note") if isinstance(view.details, dict) else None
+    return Text(note, style="italic") if isinstance(note, str) else _plain_output(view)
 
 
 def _ipython_output(view: CardData) -> Text:
