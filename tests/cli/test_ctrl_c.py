@@ -99,3 +99,14 @@ def test_ctrl_c_during_a_retry_wait_stops_at_once(agent_dir: Path) -> None:
         assert said.startswith('prime: retrying in 60 s (attempt 1/3) after "cannot reach http://127.0.0.1:'), said
         code, _, err = press_ctrl_c(child)
     assert code == 130 and "error: interrupted (Ctrl+C): the run was stopped" in err, err
+
+
+def test_ctrl_c_while_the_answer_streams_stops_it(agent_dir: Path, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="word " * 2000, chunks=2000)], chunk_delay_s=0.01))
+    with in_a_terminal(agent_dir, "--model", "scripted/m1", "--tools", "read", "--mode", "json", "-p", "go") as child:
+        assert child.stdout is not None
+        while json.loads(child.stdout.readline())["type"] != "message_update":
+            pass
+        code, out, err = press_ctrl_c(child)
+    assert code == 130 and "error: interrupted (Ctrl+C): the run was stopped" in err, err
+    assert json.loads(lines(out)[-1])["type"] == "agent_end"  # the JSON stream still ends as a stream does
