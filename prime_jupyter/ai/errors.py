@@ -18,6 +18,7 @@ __all__ = [
     "ProviderHints",
     "classify_exception",
     "classify_status",
+    "did_you_mean",
     "explain",
     "is_context_overflow_text",
 ]
@@ -98,13 +99,19 @@ def _about_the_model(message: str, model_id: str) -> bool:
     return model_id in message or "model" in message.lower()
 
 
-def _models_hint(provider: str, model_id: str, hints: ProviderHints) -> str:
-    import difflib  # only for a failed call: not worth its import on every launch
+def did_you_mean(model_id: str, known: tuple[str, ...]) -> str | None:
+    """`did you mean a, b or c?` of the known ids closest to `model_id` (difflib), or None."""
+    import difflib  # only for a mistyped model: not worth its import on every launch
 
-    known = hints.known_models
     close = difflib.get_close_matches(model_id, known, n=3, cutoff=0.6)
+    return f"did you mean {_or(close)}?" if close else None
+
+
+def _models_hint(provider: str, model_id: str, hints: ProviderHints) -> str:
+    known = hints.known_models
+    close = did_you_mean(model_id, known)
     if close:
-        return f"'{model_id}' is not a model of '{provider}'; did you mean {_or(close)}?"
+        return f"'{model_id}' is not a model of '{provider}'; {close}"
     shown = ", ".join(known[:12]) + (f" and {len(known) - 12} more" if len(known) > 12 else "")
     return f"'{model_id}' is not a model of '{provider}'; its known models: {shown}"
 

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 from prime_jupyter.ai.config_file import read_config
-from prime_jupyter.ai.errors import KeyHint, ProviderHints
+from prime_jupyter.ai.errors import KeyHint, ProviderHints, did_you_mean
 from prime_jupyter.ai.models import (
     BUILTIN_MODELS,
     THINKING_LEVELS,
@@ -145,7 +145,9 @@ class ModelRegistry:
                 f"unknown provider '{provider}': use one of {', '.join(self.providers())} "
                 f"or declare it in {self.models_path}"
             )
-        warning = f"model '{model_id}' is not known for provider '{provider}'; using conservative defaults"
+        close = did_you_mean(model_id, tuple(m.id for m in self.models if m.provider == provider))
+        hint = f" ({close})" if close else ""
+        warning = f"model '{model_id}' is not known for provider '{provider}'{hint}; using conservative defaults"
         log.warning(warning)
         self.warnings.append(warning)
         return Model(

@@ -15,8 +15,6 @@ __all__ = ["age", "one_line", "session_row"]
 def age(when: datetime, now: datetime | None = None) -> str:
     """How long ago, in the largest unit that fits: `just now`, `5 min ago`, `3 h ago`, `2 days ago`."""
     seconds = max(0.0, ((now or datetime.now(UTC)) - when).total_seconds())
-    if seconds < 60:
-        return "just now"
     for unit, size in (("days", 86400), ("h", 3600), ("min", 60)):
         if seconds >= size:
             count = int(seconds // size)

@@ -63,6 +63,8 @@ def test_an_unknown_model_lists_the_closest_names(agent_dir: Path, llm: Scripted
     error = next(line for line in lines(done.stderr) if line.startswith("error:"))
     assert error.startswith("error: 404 model: claude-sonet-4-5: 'claude-sonet-4-5' is not a model of 'anthropic'; ")
     assert "did you mean claude-sonnet-4-5" in error
+    warned = "model 'claude-sonet-4-5' is not known for provider 'anthropic' (did you mean claude-sonnet-4-5"
+    assert warned in done.stderr  # before the model was asked, too
     refuse(llm, 404, "model: zzz")
     nothing_close = prime(agent_dir, "--model", "scripted/zzz", "-p", "hi")
     assert "'zzz' is not a model of 'scripted'; its known models: m1" in nothing_close.stderr
