@@ -95,16 +95,11 @@ def render_tool(view: CardData, expanded: bool) -> RenderableType:
         details = view.details if isinstance(view.details, dict) else {}
         diff = details.get("diff")
         output = _diff_text(diff) if isinstance(diff, str) and diff else _plain_output(view)
-    elif view.name == "ask":
-        question = view.args.get("question")
-        if isinstance(question, str) and question:
-            parts.append(Text(question))
-        output = _ask_output(view)
     else:
         if view.args:
             arguments = json.dumps(view.args, indent=2, ensure_ascii=False)
             parts.append(_preview(Text(arguments, style="dim"), expanded))
-        output = _plain_output(view)
+        output = _ask_output(view) if view.name == "ask" else _plain_output(view)
     if output.plain.strip():
         parts.append(_preview(output, expanded))
     return Group(*parts)
