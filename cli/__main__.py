@@ -31,6 +31,10 @@ def main(argv: list[str] | None = None) -> int:
         from .attach import main as attach_main
 
         return attach_main(words[1:])
+    if words[:1] == ["sessions"]:  # `jupyter prime sessions [--all] [--json]`: the saved sessions
+        from .sessions import main as sessions_main
+
+        return sessions_main(words[1:])
     parser = build_parser()
     args = parser.parse_args(argv)  # --help and --version exit here, before any of what follows is imported
     from .tui.launch import wants_app
@@ -48,18 +52,27 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_usage(sys.stderr)
         return 2
     cwd = Path(os.getcwd())
-    code: int = asyncio.run(_run(args, prompt.text, prompt.images, cwd))
+    try:
+        code: int = asyncio.run(_run(args, prompt.text, prompt.images, cwd))
+    except KeyboardInterrupt:  # Ctrl+C before the run began (while the session opened): nothing ran
+        from .headless import EXIT_INTERRUPTED, INTERRUPTED
+
+        print(f"error: {INTERRUPTED}", file=sys.stderr)
+        return EXIT_INTERRUPTED
     return code
 
 
 async def _run(args: object, text: str, images: list[ImageContent], cwd: Path) -> int:
     from prime_jupyter.connection import open_connection
-    from prime_jupyter.errors import PrimeError
+    from prime_jupyter.errors import PrimeError, SessionNotFoundError
 
     from .headless import run_headless
 
     try:
         connection = await open_connection(_target(vars(args), cwd))
+    except SessionNotFoundError as exc:
+        print(f"error: {exc}\nthe saved sessions: jupyter prime sessions --all", file=sys.stderr)
+        return 1
     except PrimeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

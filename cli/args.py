@@ -15,7 +15,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Prime: a Jupyter-native AI agent. Give a prompt with -p to run one task and print the answer.",
         epilog="Examples:\n  jupyter prime -p 'summarise data.csv' @data.csv\n  "
         "git diff | jupyter prime -p 'review this diff' --tools read,bash\n  jupyter prime -c -p 'and now plot it'"
-        "\n\nIn a running Jupyter server: jupyter prime attach -p 'prompt' (see jupyter prime attach --help)",
+        "\n\nSaved sessions: jupyter prime sessions [--all] [--json]; resume one with -r"
+        "\nIn a running Jupyter server: jupyter prime attach -p 'prompt' (see jupyter prime attach --help)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("messages", nargs="*", help="the prompt; @path arguments inline that file")
@@ -33,7 +34,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     session = parser.add_mutually_exclusive_group()
     session.add_argument("-c", "--continue", dest="cont", action="store_true", help="continue the latest session here")
-    session.add_argument("-r", "--resume", metavar="ID", help="resume a session by id, unique id prefix or path")
+    session.add_argument(
+        "-r",
+        "--resume",
+        metavar="SESSION",
+        help="resume a session: any unique part of its id, its name, or its file (see jupyter prime sessions)",
+    )
     session.add_argument("--no-session", action="store_true", help="keep the session in memory only")
     parser.add_argument("--version", action="version", version=f"prime-jupyter {__version__}")
     return parser

@@ -3,7 +3,7 @@
 Headless for now, like `jupyter prime -p`: print the answer, or every event as a JSON line with
 `--mode json`, through an `HttpAgentConnection`. The server is `--url` or `--sock` with `--token`, else
 the newest running server (from Jupyter's runtime directory) whose root directory holds this
-directory. `--session ID` (a unique id prefix will do) continues a session; without it a new one
+directory. `--session` (any unique part of an id, or a name) continues a session; without it a new one
 starts here. The session lives in the server: when this client goes away, the run goes on.
 """
 
@@ -30,14 +30,14 @@ def build_attach_parser() -> argparse.ArgumentParser:
         prog="jupyter prime attach",
         description="Run a prompt in a session of a running Jupyter server (the session outlives this command).",
         epilog="Examples:\n  jupyter prime attach -p 'load data.csv and describe it'\n  "
-        "jupyter prime attach --session 0192ab -p 'and now plot it'\n  "
+        "jupyter prime attach --session 9c41e2d7 -p 'and now plot it'\n  "
         "jupyter prime attach --url http://127.0.0.1:8888/ --token T --mode json -p 'hi'",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("messages", nargs="*", help="the prompt; @path arguments inline that file")
     parser.add_argument("-p", "--print", action="store_true", help="run the prompt, print the final answer, exit")
     parser.add_argument("--mode", choices=("text", "json"), default="text", help="json: one JSON line per event")
-    parser.add_argument("--session", metavar="ID", help="the session to continue (id or unique prefix)")
+    parser.add_argument("--session", metavar="SESSION", help="the session: any unique part of its id, or its name")
     parser.add_argument("--model", help="provider/id[:thinking] for the session")
     parser.add_argument("--cwd", help="working directory of a new session, on the server")
     where = parser.add_mutually_exclusive_group()
@@ -72,7 +72,7 @@ async def _run(args: argparse.Namespace, text: str, images: list[ImageContent], 
     try:
         state = await connection.get_state()
         print(f"prime: session {state.session_id}", file=sys.stderr)
-        return await run_headless(connection, text, images, args.mode == "json")
+        return await run_headless(connection, text, images, args.mode == "json", say_session=False)
     except PrimeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -17,13 +17,26 @@ from prime_jupyter.ai.types import AssistantMessage, ImageContent
 from prime_jupyter.connection.base import AgentConnection
 from prime_jupyter.connection.types import ConnectionEvent, SessionEventReceived
 from prime_jupyter.protocol.codec import event_to_json
-from prime_jupyter.protocol.events import AgentEnd, MessageStart, SessionEvent
+from prime_jupyter.protocol.events import AgentEnd, AutoRetryStart, MessageStart, SessionEvent
 
-__all__ = ["EXIT_READER_GONE", "run_headless", "silence_stdout"]
+__all__ = [
+    "EXIT_INTERRUPTED",
+    "EXIT_READER_GONE",
+    "INTERRUPTED",
+    "resume_command",
+    "retry_line",
+    "run_headless",
+    "silence_stdout",
+]
 
 
 EXIT_READER_GONE = 141
 """What a shell reports for a program whose pipe reader left (128 + SIGPIPE), e.g. `... | head`."""
+
+EXIT_INTERRUPTED = 130
+"""What a shell reports for a program stopped by Ctrl+C (128 + SIGINT)."""
+
+INTERRUPTED = "interrupted (Ctrl+C): the run was stopped"
 
 
 class _JsonWriter:
@@ -91,18 +104,30 @@ async def run_headless(
     text: str,
     images: list[ImageContent],
     json_mode: bool,
+    *,
+    say_session: bool = True,
 ) -> int:
     """Run the prompt; print the answer (or every event as a JSON line); return the exit code.
 
-    In JSON mode the first line is the transcript's header (`ConnectionState.header`)."""
+    In JSON mode the first line is the transcript's header (`ConnectionState.header`). Retries are said
+    on stderr as they start. Ctrl+C (SIGINT, which a terminal sends to the whole foreground process
+    group) aborts the run wherever it is (streaming, a tool, a retry's wait) and exits 130, saying so;
+    the agent's kernel runs in a session of its own, so it is interrupted by the abort, not by the
+    terminal. `say_session`: end with a line naming the transcript written and how to resume it."""
     stopping: list[asyncio.Future[None]] = []
+    interrupted: list[bool] = []
 
     def stop_run() -> None:
         stopping.append(asyncio.ensure_future(connection.abort()))
 
+    def on_sigint() -> None:
+        if not interrupted:
+            print("prime: interrupted (Ctrl+C): stopping the run", file=sys.stderr, flush=True)
+        interrupted.append(True)
+        stop_run()
+
     writer = _JsonWriter(sys.stdout, stop_run)
     finals: list[AssistantMessage] = []
-    done = asyncio.Event()
 
     def on_event(event: ConnectionEvent) -> None:
         if not isinstance(event, SessionEventReceived):
@@ -113,32 +138,72 @@ async def run_headless(
             writer.line(event_to_json(event.event))
             if event.event.type != "message_update":
                 writer.flush()  # a reader learns at once that a tool started or a turn ended
+        if isinstance(event.event, AutoRetryStart):
+            print(f"prime: {retry_line(event.event)}", file=sys.stderr, flush=True)
         if isinstance(event.event, AgentEnd):
             finals[:] = [m for m in event.event.messages if isinstance(m, AssistantMessage)][-1:]
-            done.set()
 
-    if json_mode:
-        header: dict[str, JsonValue] = (await connection.get_state()).header
-        writer.line(json_text(header))  # as the transcript has it: half a character repaired
-    connection.subscribe(on_event)
     loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGINT, lambda: asyncio.ensure_future(connection.abort()))
+    loop.add_signal_handler(signal.SIGINT, on_sigint)
     try:
-        await connection.prompt(text, images or None)
+        if json_mode:
+            header: dict[str, JsonValue] = (await connection.get_state()).header
+            writer.line(json_text(header))  # as the transcript has it: half a character repaired
+        connection.subscribe(on_event)
+        if not interrupted:
+            await connection.prompt(text, images or None)
         await connection.wait_for_idle()
+        if stopping:
+            await asyncio.wait(stopping)
     finally:
         loop.remove_signal_handler(signal.SIGINT)
         writer.flush()
         gc_policy.start_up_done()
+    code = _outcome(finals[0] if finals else None, writer, json_mode, bool(interrupted))
+    if say_session:
+        await _say_session(connection)
+    return code
+
+
+def _outcome(final: AssistantMessage | None, writer: _JsonWriter, json_mode: bool, interrupted: bool) -> int:
+    """Print the answer or why there is none; the exit code."""
     if writer.gone:
         return EXIT_READER_GONE  # the reader chose to stop reading: no error to report
-    final = finals[0] if finals else None
+    if interrupted:
+        print(f"error: {INTERRUPTED}", file=sys.stderr)
+        return EXIT_INTERRUPTED
     if final is None or final.stop_reason in ("error", "aborted"):
         reason = final.error_message if final is not None else "the run produced no answer"
         print(f"error: {reason}", file=sys.stderr)
-        return 130 if final is not None and final.stop_reason == "aborted" else 1
+        return EXIT_INTERRUPTED if final is not None and final.stop_reason == "aborted" else 1
     if not json_mode:
         writer.line(well_formed(final.text()))  # half a character would fail the write
         writer.flush()
         return EXIT_READER_GONE if writer.gone else 0
     return 0
+
+
+def retry_line(event: AutoRetryStart) -> str:
+    """What the panel's notice says of a retry: when, which attempt, after what."""
+    seconds = event.delay_ms / 1000
+    of = f"/{event.max_attempts}" if event.max_attempts else ""
+    why = f' after "{event.error_message}"' if event.error_message else ""
+    return f"retrying in {_seconds(seconds)} s (attempt {event.attempt}{of}){why}"
+
+
+def _seconds(seconds: float) -> str:
+    return f"{seconds:.0f}" if seconds >= 10 else f"{seconds:.2g}"
+
+
+async def _say_session(connection: AgentConnection) -> None:
+    """One stderr line naming the transcript the run wrote (none for --no-session, or when nothing was
+    written), and how to resume it."""
+    state = await connection.get_state()
+    if state.session_file is None or not await asyncio.to_thread(os.path.isfile, state.session_file):
+        return
+    print(f"prime: session {state.session_id}  (resume with: {resume_command(state.session_id)})", file=sys.stderr)
+
+
+def resume_command(session_id: str) -> str:
+    """`jupyter prime -r <the id's last 8 hex digits>`: its random part, unlike its time-ordered start."""
+    return f"jupyter prime -r {session_id.replace('-', '')[-8:]}"

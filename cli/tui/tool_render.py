@@ -99,7 +99,7 @@ def render_tool(view: CardData, expanded: bool) -> RenderableType:
         if view.args:
             arguments = json.dumps(view.args, indent=2, ensure_ascii=False)
             parts.append(_preview(Text(arguments, style="dim"), expanded))
-        output = _plain_output(view)
+        output = _ask_output(view) if view.name == "ask" else _plain_output(view)
     if output.plain.strip():
         parts.append(_preview(output, expanded))
     return Group(*parts)
@@ -133,6 +133,13 @@ def _plain_output(view: CardData) -> Text:
     texts = [block.text for block in view.content if isinstance(block, TextContent)]
     images = [_image_note(block.mime_type, block.data) for block in view.content if isinstance(block, ImageContent)]
     return Text(_strip_ansi("\n".join(texts + images)), style=style)
+
+
+def _ask_output(view: CardData) -> Text:
+    """The answer; for an unanswered question the note written for the user (`details.note`), not the
+    instructions written for the model."""
+    note = view.details.get("note") if isinstance(view.details, dict) else None
+    return Text(note, style="italic") if isinstance(note, str) else _plain_output(view)
 
 
 def _ipython_output(view: CardData) -> Text:

@@ -6,11 +6,22 @@ never imports a provider SDK.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from dataclasses import dataclass
 
-__all__ = ["Failure", "NotAnEventStream", "classify_exception", "classify_status", "is_context_overflow_text"]
+__all__ = [
+    "Failure",
+    "KeyHint",
+    "NotAnEventStream",
+    "ProviderHints",
+    "classify_exception",
+    "classify_status",
+    "did_you_mean",
+    "explain",
+    "is_context_overflow_text",
+]
 
 _OVERFLOW = re.compile(
     r"prompt is too long|context[_ ]length[_ ]exceeded|maximum context length|exceeds the context window"
@@ -47,6 +58,66 @@ class Failure:
     retryable: bool
     retry_after_s: float | None = None
     context_overflow: bool = False
+    status: int | None = None
+    """The HTTP status the provider answered, when it answered."""
+
+
+@dataclass(frozen=True, slots=True)
+class KeyHint:
+    """Where the API key sent came from (`the environment variable ANTHROPIC_API_KEY`; never the key) and
+    how to change it."""
+
+    source: str
+    fix: str
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderHints:
+    """What the caller knows that a provider's bare "401 invalid x-api-key" or "404 model: x" does not
+    say: where the key came from, and the model ids known for the provider."""
+
+    key: KeyHint | None = None
+    known_models: tuple[str, ...] = ()
+
+
+def explain(failure: Failure, provider: str, model_id: str, hints: ProviderHints | None) -> Failure:
+    """`failure` with what to do added to its message: for a refused key (401, 403) where the key came
+    from and how to fix it; for an unknown model (404 naming it) the closest known model ids of the
+    provider, or the known ones."""
+    if hints is None or failure.status is None:
+        return failure
+    if failure.status in (401, 403) and hints.key is not None:
+        refused = "was refused" if failure.status == 401 else "is not allowed this request"
+        note = f"the API key for '{provider}' from {hints.key.source} {refused}; {hints.key.fix}"
+        return dataclasses.replace(failure, message=f"{failure.message}: {note}")
+    if failure.status == 404 and hints.known_models and _about_the_model(failure.message, model_id):
+        return dataclasses.replace(failure, message=f"{failure.message}: {_models_hint(provider, model_id, hints)}")
+    return failure
+
+
+def _about_the_model(message: str, model_id: str) -> bool:
+    return model_id in message or "model" in message.lower()
+
+
+def did_you_mean(model_id: str, known: tuple[str, ...]) -> str | None:
+    """`did you mean a, b or c?` of the known ids closest to `model_id` (difflib), or None."""
+    import difflib  # only for a mistyped model: not worth its import on every launch
+
+    close = difflib.get_close_matches(model_id, known, n=3, cutoff=0.6)
+    return f"did you mean {_or(close)}?" if close else None
+
+
+def _models_hint(provider: str, model_id: str, hints: ProviderHints) -> str:
+    known = hints.known_models
+    close = did_you_mean(model_id, known)
+    if close:
+        return f"'{model_id}' is not a model of '{provider}'; {close}"
+    shown = ", ".join(known[:12]) + (f" and {len(known) - 12} more" if len(known) > 12 else "")
+    return f"'{model_id}' is not a model of '{provider}'; its known models: {shown}"
+
+
+def _or(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" or {names[-1]}"
 
 
 def is_context_overflow_text(text: str) -> bool:
@@ -61,6 +132,7 @@ def classify_status(status: int, message: str, retry_after: str | None = None) -
         retryable=retryable and not overflow,
         retry_after_s=_parse_retry_after(retry_after),
         context_overflow=overflow,
+        status=status,
     )
 
 

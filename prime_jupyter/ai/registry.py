@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 from prime_jupyter.ai.config_file import read_config
+from prime_jupyter.ai.errors import KeyHint, ProviderHints, did_you_mean
 from prime_jupyter.ai.models import (
     BUILTIN_MODELS,
     THINKING_LEVELS,
@@ -144,7 +145,9 @@ class ModelRegistry:
                 f"unknown provider '{provider}': use one of {', '.join(self.providers())} "
                 f"or declare it in {self.models_path}"
             )
-        warning = f"model '{model_id}' is not known for provider '{provider}'; using conservative defaults"
+        close = did_you_mean(model_id, tuple(m.id for m in self.models if m.provider == provider))
+        hint = f" ({close})" if close else ""
+        warning = f"model '{model_id}' is not known for provider '{provider}'{hint}; using conservative defaults"
         log.warning(warning)
         self.warnings.append(warning)
         return Model(
@@ -190,6 +193,33 @@ class ModelRegistry:
         if provider in self.custom_keys:
             return "none"  # a local OpenAI-compatible server without auth (Ollama, vLLM, LM Studio)
         raise MissingApiKeyError(provider, env_var, str(self.auth_path))
+
+    def key_hint(self, provider: str) -> KeyHint | None:
+        """Where `api_key(provider)` takes the key from, and how a user changes it (never the key itself);
+        None when there is no key (`api_key` raises then)."""
+        env_var = ENV_API_KEYS.get(provider)
+        if env_var and os.environ.get(env_var):
+            return KeyHint(f"the environment variable {env_var}", f"set {env_var} to a valid key")
+        if self._auth().get(provider):
+            instead = f" (or set {env_var})" if env_var else ""
+            return KeyHint(f'{self.auth_path} ("{provider}")', f"replace it there{instead}")
+        if provider not in self.custom_keys:
+            return None
+        where = f"'{provider}' in {self.models_path}"
+        custom = self.custom_keys[provider]
+        if not custom:
+            return KeyHint(f"nowhere ({where} has no apiKey)", f'add "apiKey" to {where}')
+        if custom in os.environ:
+            return KeyHint(f"the environment variable {custom} (the apiKey of {where})", f"set {custom} to a valid key")
+        return KeyHint(f"the apiKey of {where}", "replace it there")
+
+    def hints(self, provider: str) -> ProviderHints:
+        """What a failed call's message can add (`errors.explain`): the key's origin, the known models."""
+        try:
+            key = self.key_hint(provider)
+        except ConfigError:
+            key = None
+        return ProviderHints(key, tuple(m.id for m in self.models if m.provider == provider))
 
     def secrets(self) -> dict[str, str]:
         """Every key this registry would hand a provider, by where it comes from (`ANTHROPIC_API_KEY`,

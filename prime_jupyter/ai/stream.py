@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TypeAlias
 
 from prime_jupyter.ai.abort import AbortSignal
-from prime_jupyter.ai.errors import classify_exception
+from prime_jupyter.ai.errors import ProviderHints, classify_exception, explain
 from prime_jupyter.ai.events import (
     AssistantMessageEvent,
     DoneEvent,
@@ -69,6 +69,9 @@ class StreamOptions:
     timeout_s: float = 600.0
     http_backend: HttpBackend = "httpx"
     """The HTTP stack under the SDK (`providers._http`): the hosts that run turns choose aiohttp."""
+    hints: ProviderHints | None = None
+    """Where the key came from and the provider's known models, for a refused key's or an unknown
+    model's error message (`errors.explain`)."""
 
 
 Provider: TypeAlias = Callable[[Model, Context, StreamOptions, "Emitter"], Awaitable[None]]
@@ -228,7 +231,7 @@ class AssistantMessageEventStream:
         except asyncio.CancelledError:
             self._emit.fail("aborted", "aborted by the user")
         except Exception as exc:
-            failure = classify_exception(exc)
+            failure = explain(classify_exception(exc), model.provider, model.id, options.hints)
             self._emit.fail(
                 "error",
                 failure.message,

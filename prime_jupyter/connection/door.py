@@ -3,7 +3,7 @@
 A front end says where the session is, never how to build it:
 
     connection = await open_connection(LocalTarget(cwd=Path.cwd(), mode="continue"))
-    connection = await open_connection(ServerTarget(cwd=Path.cwd(), session="0193ab"))
+    connection = await open_connection(ServerTarget(cwd=Path.cwd(), session="9c41e2d7"))
 
 `LocalTarget` runs the session in this process (the runtime is imported then, and only then);
 `ServerTarget` attaches to a session of a running Jupyter server, found by URL, Unix socket, or
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Literal, TypeAlias
 from prime_jupyter.errors import PrimeError
 
 if TYPE_CHECKING:
+    from prime_jupyter.connection._discovery import RunningServer
     from prime_jupyter.connection._transport import ServerEndpoint
     from prime_jupyter.connection.base import AgentConnection
     from prime_jupyter.connection.in_process import LocalTarget
@@ -38,8 +39,8 @@ class ServerTarget:
     """A session living in a Jupyter server.
 
     `url` or `sock` (with `token`) name the server; with neither, the newest running server whose root
-    directory holds `cwd` is used, and a new session starts in `cwd` there. `session` (an id or a unique
-    id prefix) continues a session; without it a new one starts, in `new_session_cwd` when given
+    directory holds `cwd` is used, and a new session starts in `cwd` there. `session` (any unique part of an
+    id, or a name) continues a session; without it a new one starts, in `new_session_cwd` when given
     (relative to the server's root). `model` is `provider/id[:thinking]`, for a new session or switched
     to on an existing one."""
 
@@ -82,19 +83,38 @@ async def _attach(target: ServerTarget) -> AgentConnection:
 
 
 def _endpoint(target: ServerTarget) -> tuple[ServerEndpoint, bool]:
-    """The server to attach to, and whether it is known to serve `target.cwd`."""
-    from prime_jupyter.connection._discovery import find_server
+    """The server to attach to, and whether it is known to serve `target.cwd`. A `--url` without a token
+    takes the token of the running server at that URL, as its info file has it."""
+    from prime_jupyter.connection._discovery import find_server, running_servers
     from prime_jupyter.connection._transport import ServerEndpoint
 
     if target.url:
-        return ServerEndpoint(target.url, target.token), False
+        return ServerEndpoint(target.url, target.token or _token_of(target.url, running_servers())), False
     if target.sock:
         return ServerEndpoint.unix(target.sock, target.token), True
     found = find_server(target.cwd)
     if found is None:
-        raise PrimeError(NO_SERVER)
+        servers = running_servers()
+        raise PrimeError(_choose_a_server(target.cwd, servers) if servers else NO_SERVER)
     token = target.token or found.endpoint.token
     return ServerEndpoint(found.endpoint.url, token, found.endpoint.sock), True
+
+
+def _token_of(url: str, servers: list[RunningServer]) -> str | None:
+    wanted = url.rstrip("/")
+    tcp = (s.endpoint for s in servers if not s.endpoint.sock)
+    return next((endpoint.token for endpoint in tcp if endpoint.url.rstrip("/") == wanted), None)
+
+
+def _choose_a_server(cwd: Path, servers: list[RunningServer]) -> str:
+    """Servers run, but none has `cwd` under its root: list them (never their tokens) and say how to pick."""
+    listed = "\n".join(
+        f"  {f'--sock {s.endpoint.sock}' if s.endpoint.sock else s.endpoint.url}  (root {s.root_dir})" for s in servers
+    )
+    return (
+        f"no running Jupyter server has {cwd} under its root directory; running servers:\n{listed}\n"
+        "choose one with --url URL (or --sock PATH), or run this command from a folder under its root"
+    )
 
 
 def _model(value: str | None) -> tuple[ModelRef | None, str | None]:

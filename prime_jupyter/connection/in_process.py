@@ -71,7 +71,7 @@ if TYPE_CHECKING:
     from prime_jupyter.kernel.ops import KernelLauncher  # the kernel package is heavy: types only
     from prime_jupyter.protocol.requests import ModelsResponse, SeedMessage
 
-__all__ = ["InProcessAgentConnection", "LocalTarget"]
+__all__ = ["InProcessAgentConnection", "LocalTarget", "saved_sessions"]
 
 _open: weakref.WeakSet[InProcessAgentConnection] = weakref.WeakSet()
 """The connections of this process not disposed yet."""
@@ -353,6 +353,12 @@ class InProcessAgentConnection:
             if asyncio.iscoroutine(outcome):
                 await outcome
         return ReplacedResult(selected_text=selected_text, snapshot=snap)
+
+
+def saved_sessions(cwd: Path | None, agent_dir: Path | None = None) -> SessionsResult:
+    """The saved sessions of this machine (those started in `cwd`, or all), newest first, without opening
+    one: `jupyter prime sessions` needs no model or key. Blocking: reads every transcript."""
+    return SessionsResult(sessions=list_summaries(sessions_dir(agent_dir), str(cwd) if cwd else None, {}))
 
 
 def _level(level: str) -> Literal["info", "warning", "error"]:

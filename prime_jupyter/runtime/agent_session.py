@@ -272,6 +272,7 @@ class AgentSession:
             thinking=self.thinking_level,
             session_id=self.session_id,
             http_backend=self.http_backend,
+            hints=self.registry.hints(self.model.provider),
         )
 
     # --- model, thinking, name, compaction ------------------------------------------------------

@@ -32,6 +32,7 @@ class _Pending:
     question: Question
     future: asyncio.Future[QuestionAnswer | None]
     timer: asyncio.TimerHandle | None
+    on_unanswered: Callable[[CancelReason], None] | None = None
 
 
 class SessionUI:
@@ -55,8 +56,9 @@ class SessionUI:
         default: str | None = None,
         timeout_s: float | None = None,
         tool_call_id: str | None = None,
+        on_unanswered: Callable[[CancelReason], None] | None = None,
     ) -> QuestionAnswer | None:
-        """Ask and wait; None when dismissed, timed out or cancelled."""
+        """Ask and wait; None when dismissed, timed out or cancelled (`on_unanswered` hears which)."""
         timeout = self.default_timeout_s if timeout_s is None else timeout_s
         now_ms = int(time.time() * 1000)
         question = Question(
@@ -75,7 +77,7 @@ class SessionUI:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[QuestionAnswer | None] = loop.create_future()
         timer = loop.call_later(timeout, self.cancel, question.id, "timeout") if timeout > 0 else None
-        self._pending[question.id] = _Pending(question, future, timer)
+        self._pending[question.id] = _Pending(question, future, timer, on_unanswered)
         self._emit(QuestionAsked(question))
         try:
             return await future
@@ -91,6 +93,8 @@ class SessionUI:
         if answer is not None and answer.kind != pending.question.kind:
             self._pending[question_id] = pending
             raise ValueError(f"question {question_id} is a {pending.question.kind} question, not {answer.kind}")
+        if answer is None and pending.on_unanswered is not None:
+            pending.on_unanswered("dismissed")
         self._settle(pending, answer)
         self._emit(QuestionResolved(question_id, answer, None if answer is not None else "dismissed"))
         return True
@@ -99,6 +103,8 @@ class SessionUI:
         pending = self._pending.pop(question_id, None)
         if pending is None:
             return False
+        if pending.on_unanswered is not None:
+            pending.on_unanswered(reason)
         self._settle(pending, None)
         self._emit(QuestionResolved(question_id, None, reason))
         return True

@@ -245,10 +245,13 @@ def _header_ids(sessions_dir: Path) -> dict[str, Path]:
 
 
 def find_session(sessions_dir: str | os.PathLike[str], query: str) -> SessionInfo:
-    """Resolve a path, a full id, or a unique prefix or suffix of an id (dashes optional).
+    """Resolve a path, a full id, a session's name, or a unique part of an id (its start, middle or end;
+    dashes optional) or of a name (case ignored).
 
-    Raises `SessionNotFoundError` naming the candidates when ambiguous, or the closest id when nothing
-    matches.
+    Ids are time-ordered, so sessions made minutes apart share their first digits: any part will do.
+    An exact id wins, then an exact name; otherwise the parts of ids and names that match must belong
+    to one session. Raises `SessionNotFoundError` listing the candidates (id, age, name, first prompt)
+    when several match, or saying plainly that none does.
     """
     as_path = Path(query).expanduser()
     if (os.sep in query or query.endswith(".jsonl")) and as_path.is_file():
@@ -256,36 +259,50 @@ def find_session(sessions_dir: str | os.PathLike[str], query: str) -> SessionInf
         if info is None:
             raise SessionNotFoundError(f"{query} is not a session transcript")
         return info
-    ids = _header_ids(Path(sessions_dir))
-    needle = _compact(query.strip())
-    matches = _matching(list(ids), needle)
-    if len(matches) == 1:
-        info = read_session_info(ids[matches[0]])
-        if info is not None:
-            return info
-    if len(matches) > 1:
-        listed = ", ".join(sorted(matches)[:10])
-        raise SessionNotFoundError(f"session id {query!r} is ambiguous: it matches {listed}")
-    raise SessionNotFoundError(_not_found_message(query, needle, list(ids), Path(sessions_dir)))
+    directory = Path(sessions_dir)
+    ids = _header_ids(directory)
+    wanted, needle = query.strip(), _compact(query.strip())
+    exact = [sid for sid in ids if _compact(sid) == needle] if needle else []
+    if not exact:
+        names = {sid: name for sid, file in ids.items() if (name := _latest_name(file)) is not None}
+        exact = [sid for sid, name in names.items() if name == wanted] or [
+            sid for sid, name in names.items() if name.casefold() == wanted.casefold()
+        ]
+        if not exact and wanted:
+            by_name = {sid for sid, name in names.items() if wanted.casefold() in name.casefold()}
+            exact = sorted(by_name | {sid for sid in ids if needle and needle in _compact(sid)})
+    infos = [info for sid in exact if (info := read_session_info(ids[sid])) is not None]
+    if len(infos) == 1:
+        return infos[0]
+    if not infos:
+        where = f"there are no sessions in {directory}" if not ids else "by id or name"
+        raise SessionNotFoundError(f"no session matches {query!r} ({where})")
+    raise SessionNotFoundError(_ambiguous(query, infos))
 
 
-def _matching(ids: list[str], needle: str) -> list[str]:
-    """The id equal to `needle`, else every id it is a prefix or suffix of (dashes ignored)."""
-    exact = [sid for sid in ids if _compact(sid) == needle]
-    if exact or not needle:
-        return exact
-    return [sid for sid in ids if _compact(sid).startswith(needle) or _compact(sid).endswith(needle)]
+def _ambiguous(query: str, infos: list[SessionInfo]) -> str:
+    from prime_jupyter.sessions.rows import session_row
+
+    infos = sorted(infos, key=lambda info: info.modified, reverse=True)
+    shown = [f"  {session_row(info)}" for info in infos[:10]]
+    if len(infos) > 10:
+        shown.append(f"  … and {len(infos) - 10} more")
+    rows = "\n".join(shown)
+    return f"{query!r} matches {len(infos)} sessions:\n{rows}\nchoose one by more of its id or by its full name"
 
 
-def _not_found_message(query: str, needle: str, ids: list[str], sessions_dir: Path) -> str:
-    if not ids:
-        return f"no session matches {query!r}: there are no sessions in {sessions_dir}"
-    by_compact = {_compact(sid): sid for sid in ids}
-    import difflib  # only for a near miss: not worth its import on every launch
-
-    close = difflib.get_close_matches(needle, list(by_compact), n=1, cutoff=0.0)
-    hint = f"; the closest is {by_compact[close[0]]}" if close else ""
-    return f"no session matches {query!r}{hint}"
+def _latest_name(file: Path) -> str | None:
+    """A transcript's name (its last `session_info` entry), without parsing anything else."""
+    try:
+        data = file.read_bytes()
+    except OSError:
+        return None
+    last = data.rfind(b"\n" + _INFO_PREFIX)
+    if last < 0:
+        return None
+    end = data.find(b"\n", last + 1)
+    info = _parse(data[last + 1 : end if end >= 0 else len(data)])
+    return _clean_name(info.get("name")) if info else None
 
 
 def delete_session(path: str | os.PathLike[str]) -> None:

@@ -13,9 +13,9 @@ from pydantic import BaseModel, Field
 
 from prime_jupyter.agent.tool import AgentTool, AgentToolResult, ToolUpdate, text_result
 from prime_jupyter.ai.abort import AbortSignal
-from prime_jupyter.protocol.questions import ConfirmAnswer, InputAnswer, QuestionAnswer
+from prime_jupyter.protocol.questions import CancelReason, ConfirmAnswer, InputAnswer, QuestionAnswer
 
-__all__ = ["AskParams", "make_ask_tool"]
+__all__ = ["USER_NOTES", "AskParams", "make_ask_tool"]
 
 Asker = Callable[..., Awaitable[QuestionAnswer | None]]
 
@@ -36,6 +36,7 @@ class AskParams(BaseModel):
 def make_ask_tool(ask: Asker) -> AgentTool[AskParams]:
     async def execute(call_id: str, params: AskParams, signal: AbortSignal, on_update: ToolUpdate) -> AgentToolResult:
         kind = "select" if params.options and params.kind != "confirm" else params.kind
+        unanswered: list[CancelReason] = []
         answer = await signal.race(
             ask(
                 kind,
@@ -44,16 +45,33 @@ def make_ask_tool(ask: Asker) -> AgentTool[AskParams]:
                 options=params.options,
                 multiple=params.multiple,
                 tool_call_id=call_id,
+                on_unanswered=unanswered.append,
             )
         )
+        if answer is None:
+            reason = unanswered[0] if unanswered else "dismissed"
+            return text_result(_unanswered(reason), {"note": USER_NOTES[reason]})
         return text_result(_describe(answer, params.options))
 
     return AgentTool("ask", "Ask", DESCRIPTION, AskParams, execute, "sequential")
 
 
-def _describe(answer: QuestionAnswer | None, options: list[str]) -> str:
-    if answer is None:
-        return "The user did not answer (dismissed or timed out). Decide sensibly or ask again later."
+USER_NOTES: dict[CancelReason, str] = {
+    "timeout": "Not answered in time: the question timed out, and the agent went on without an answer.",
+    "dismissed": "Dismissed: the agent went on without an answer.",
+    "abort": "Cancelled: the run was stopped before the question was answered.",
+    "shutdown": "Cancelled: the session closed before the question was answered.",
+}
+"""What front ends show of an unanswered question (the tool result's `details.note`); the text the
+model reads tells it what to do instead."""
+
+
+def _unanswered(reason: CancelReason) -> str:
+    why = {"timeout": "the question timed out", "dismissed": "dismissed"}.get(reason, "cancelled")
+    return f"The user did not answer ({why}). Decide sensibly or ask again later."
+
+
+def _describe(answer: QuestionAnswer, options: list[str]) -> str:
     if isinstance(answer, ConfirmAnswer):
         return "The user answered: yes" if answer.confirmed else "The user answered: no"
     if isinstance(answer, InputAnswer):

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from prime_jupyter.ai.errors import KeyHint
 from prime_jupyter.ai.models import anthropic_thinking_budget, clamp_thinking_level, supported_thinking_levels
 from prime_jupyter.ai.registry import ModelRegistry, agent_dir, parse_model_ref
 from prime_jupyter.errors import ConfigError, MissingApiKeyError, ModelNotFoundError
@@ -124,3 +125,29 @@ def test_model_refs_and_thinking_levels(tmp_path: Path) -> None:
     budgets = [anthropic_thinking_budget(level, 64_000) for level in ("minimal", "low", "medium", "high")]
     assert [b[0] for b in budgets if b] == [1024, 2048, 8192, 16384]
     assert anthropic_thinking_budget("off", 64_000) is None
+
+
+def test_the_key_hint_follows_the_key_to_where_it_came_from(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Whichever source `api_key` takes the key from is the one named (and never the key)."""
+    local = {"baseUrl": "http://localhost:11434/v1", "models": [{"id": "q"}]}
+    providers = {"local": local, "literal": {**local, "apiKey": "sk-literal-123456"}, "named": {**local, "apiKey": "K"}}
+    (tmp_path / "models.json").write_text(json.dumps({"providers": providers}))
+    registry = ModelRegistry.load(tmp_path)
+    assert registry.key_hint("anthropic") is None  # no key at all: api_key raises MissingApiKeyError
+    registry.save_api_key("anthropic", "sk-ant-stored-123456")
+    stored = registry.key_hint("anthropic")
+    assert stored is not None and stored.source == f'{tmp_path / "auth.json"} ("anthropic")'
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-env-123456")
+    assert registry.key_hint("anthropic") == KeyHint(
+        "the environment variable ANTHROPIC_API_KEY", "set ANTHROPIC_API_KEY to a valid key"
+    )
+    where = f"'local' in {tmp_path / 'models.json'}"
+    assert registry.key_hint("local") == KeyHint(f"nowhere ({where} has no apiKey)", f'add "apiKey" to {where}')
+    literal = registry.key_hint("literal")
+    assert literal is not None and literal.source.startswith("the apiKey of 'literal'") and "sk-" not in literal.source
+    named = registry.key_hint("named")
+    assert named is not None and named.source.startswith("the apiKey of 'named'")  # K is not set: the literal "K"
+    monkeypatch.setenv("K", "value-of-k-123456")
+    assert registry.key_hint("named") == KeyHint(
+        f"the environment variable K (the apiKey of 'named' in {tmp_path / 'models.json'})", "set K to a valid key"
+    )

@@ -124,8 +124,20 @@ def test_without_a_server_it_says_how_to_start_one(server: JupyterProcess, tmp_p
     done = attach(server, "-p", "hi", runtime_dir=tmp_path / "empty-runtime")
     assert done.returncode == 1
     assert done.stderr == "error: no running Jupyter server found: start one with `jupyter lab` or pass --url/--token\n"
-    outside = attach(server, "-p", "hi", cwd=tmp_path)  # a server runs, but its root does not hold this directory
-    assert outside.returncode == 1 and "no running Jupyter server found" in outside.stderr
+
+
+def test_outside_every_root_it_lists_the_running_servers(
+    server: JupyterProcess, llm: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    """Issue 17: it said "no running Jupyter server found" while one ran, its root elsewhere."""
+    outside = attach(server, "-p", "hi", cwd=tmp_path)
+    assert outside.returncode == 1
+    assert f"no running Jupyter server has {tmp_path} under its root directory" in outside.stderr
+    assert f"  {server.endpoint.url}  (root {server.root_dir})" in lines(outside.stderr)
+    assert "choose one with --url URL (or --sock PATH)" in outside.stderr and TOKEN not in outside.stderr
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="chosen")]))
+    chosen = attach(server, "--url", server.endpoint.url, "--model", "scripted/m1", "-p", "hi", cwd=tmp_path)
+    assert chosen.returncode == 0 and chosen.stdout == "chosen\n", chosen.stderr  # the token from its info file
 
 
 def test_the_session_keeps_running_when_the_client_is_killed(server: JupyterProcess, llm: ScriptedLLMServer) -> None:

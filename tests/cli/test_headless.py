@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from kit.cli import ROOT, prime
 
 from prime_jupyter.sessions.entries import MessageEntry
 from prime_jupyter.sessions.manager import SessionManager
@@ -19,58 +18,6 @@ from prime_jupyter.testing import HttpError, ScriptedLLMServer, ScriptedTurn, Te
 from prime_jupyter.testing.jsonl import json_lines, lines
 
 pytestmark = pytest.mark.e2e  # `jupyter prime` runs as a subprocess
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def agent_dir(tmp_path: Path, llm: ScriptedLLMServer) -> Iterator[Path]:
-    home = tmp_path / "agent"
-    home.mkdir()
-    providers = {
-        "scripted": {
-            "baseUrl": llm.base_url,
-            "api": "anthropic-messages",
-            "apiKey": "test-key",
-            "models": [{"id": "m1", "reasoning": True, "contextWindow": 200000}],
-        },
-        "scripted-openai": {
-            "baseUrl": llm.base_url + "/v1",
-            "api": "openai-completions",
-            "apiKey": "k",
-            "models": [{"id": "m2"}],
-        },
-    }
-    (home / "models.json").write_text(json.dumps({"providers": providers}))
-    yield home
-
-
-def prime(
-    agent_dir: Path,
-    *args: str,
-    stdin: str | None = None,
-    cwd: Path | None = None,
-    env: dict[str, str] | None = None,
-    max_file_bytes: int | None = None,
-) -> subprocess.CompletedProcess[str]:
-    """Run `jupyter prime`; `max_file_bytes` caps every file it writes (RLIMIT_FSIZE), as a full disk would."""
-    environment = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    environment.update({"PRIME_AGENT_DIR": str(agent_dir), "PYTHONPATH": str(ROOT)}, **(env or {}))
-
-    def limit() -> None:
-        if max_file_bytes is not None:
-            resource.setrlimit(resource.RLIMIT_FSIZE, (max_file_bytes, max_file_bytes))
-
-    return subprocess.run(
-        [sys.executable, "-m", "prime_jupyter.cli", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=environment,
-        cwd=cwd or agent_dir.parent,
-        preexec_fn=limit if max_file_bytes is not None else None,
-    )
 
 
 def test_print_mode_prints_the_final_answer(agent_dir: Path, llm: ScriptedLLMServer) -> None:
@@ -109,7 +56,8 @@ def test_a_failed_run_exits_non_zero_with_one_line(agent_dir: Path, llm: Scripte
     llm.enqueue(ScriptedTurn(blocks=[Text(text="x")], fault=HttpError(status=400, message="invalid thing")))
     done = prime(agent_dir, "--model", "scripted/m1", "-p", "hi")
     assert done.returncode == 1
-    assert done.stderr.count("\n") == 1 and done.stderr.startswith("error:") and "invalid thing" in done.stderr
+    error, session = lines(done.stderr)
+    assert error.startswith("error:") and "invalid thing" in error and session.startswith("prime: session ")
     json_run = prime(agent_dir, "--model", "scripted/m1", "--mode", "json", "-p", "hi")
     assert json_run.returncode == 1  # the scripted queue is empty: the server answers 500, retried, then fails
 

@@ -11,7 +11,7 @@ from cli.headless import run_headless
 from prime_jupyter.ai.types import AssistantMessage, TextContent, UserMessage
 from prime_jupyter.connection.types import ConnectionEvent, SessionEventReceived
 from prime_jupyter.protocol.events import AgentEnd, AgentStart, MessageStart
-from prime_jupyter.protocol.snapshot import PromptResult
+from prime_jupyter.protocol.snapshot import ConnectionState, PromptResult
 from prime_jupyter.testing.fake_connection import FakeAgentConnection, async_return
 
 pytestmark = pytest.mark.e2e  # `jupyter prime` runs as a subprocess
@@ -45,6 +45,7 @@ def scripted(emits: list[object], seen: list[tuple[str, bool]]) -> FakeAgentConn
         subscribe=subscribe,
         prompt=prompt,
         wait_for_idle=async_return(None),
+        get_state=async_return(ConnectionState(session_id="s1", cwd="/")),  # no file: nothing to resume
     )
 
 

@@ -14,6 +14,7 @@ from prime_jupyter.protocol.questions import SelectAnswer
 from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.runtime.factory import SessionOptions, create_agent_session
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
+from prime_jupyter.tools.ask import USER_NOTES
 
 
 def make_session(tmp_path: Path, llm: ScriptedLLMServer, timeout_s: float = 60) -> AgentSession:
@@ -66,7 +67,9 @@ async def test_an_unanswered_question_times_out(tmp_path: Path, llm: ScriptedLLM
     llm.enqueue(ScriptedTurn(blocks=[ASK]), ScriptedTurn(blocks=[Text(text="ok")]))
     run, _, events = await asked(session, "go")
     await asyncio.wait_for(run, timeout=10)
-    assert "did not answer" in tool_result(session)
+    assert "did not answer (the question timed out)" in tool_result(session)
+    result = next(m for m in session.messages() if isinstance(m, ToolResultMessage))
+    assert result.details == {"note": USER_NOTES["timeout"]}  # what front ends show instead
     assert [e.cancelled for e in events if isinstance(e, QuestionResolved)] == ["timeout"]
     await session.dispose()
 

@@ -91,20 +91,54 @@ def test_find_session_by_display_suffix(tmp_path: Path) -> None:
     assert find_session(sessions, "000000000002").id.endswith("0002")
 
 
-def test_find_session_ambiguous_prefix_lists_candidates(tmp_path: Path) -> None:
+def test_find_session_by_a_unique_middle_part_of_the_id(tmp_path: Path) -> None:
+    """Ids are time-ordered: sessions made minutes apart share their start, so any unique part will do."""
     sessions = tmp_path / "s"
-    _write_header(sessions, "0192aaaa-1111-7000-8000-000000000001")
-    _write_header(sessions, "0192aaaa-2222-7000-8000-000000000002")
-    with pytest.raises(SessionNotFoundError, match=r"ambiguous.*0192aaaa-1111.*0192aaaa-2222"):
-        find_session(sessions, "0192aaaa")
+    _write_header(sessions, "0192aaaa-1111-7000-8000-00000000abc1")
+    _write_header(sessions, "0192aaaa-2222-7000-8000-00000000abc2")
+    assert find_session(sessions, "a-2222-7").id == "0192aaaa-2222-7000-8000-00000000abc2"
+    assert find_session(sessions, "1111").id == "0192aaaa-1111-7000-8000-00000000abc1"
 
 
-def test_find_session_with_no_match_names_the_closest(tmp_path: Path) -> None:
+def test_find_session_ambiguous_part_lists_the_candidates_and_how_to_choose(tmp_path: Path) -> None:
+    sessions = tmp_path / "s"
+    first = _saved(sessions, tmp_path, "load sales.csv and plot it", mtime=1_000_000)
+    second = _saved(sessions, tmp_path, "what is in this folder?", mtime=2_000_000)
+    second.append_session_info("folder tour")
+    os.utime(second.path or "", (2_000_000, 2_000_000))
+    shared = first.session_id[:4]  # time-ordered: both ids start with it
+    with pytest.raises(SessionNotFoundError) as raised:
+        find_session(sessions, shared)
+    message = str(raised.value).splitlines()
+    assert message[0] == f"{shared!r} matches 2 sessions:"
+    assert message[1].startswith(f"  {second.session_id}") and message[1].endswith(
+        '"folder tour"  what is in this folder?'
+    )
+    assert "days ago" in message[1] and message[2].endswith("  load sales.csv and plot it")
+    assert message[3] == "choose one by more of its id or by its full name"
+
+
+def test_find_session_by_name_exact_then_a_unique_part(tmp_path: Path) -> None:
+    sessions = tmp_path / "s"
+    sales = _saved(sessions, tmp_path, "x")
+    sales.append_session_info("sales")
+    report = _saved(sessions, tmp_path, "y")
+    report.append_session_info("sales report")
+    _saved(sessions, tmp_path, "z")
+    assert find_session(sessions, "sales").id == sales.session_id  # exact beats the part of "sales report"
+    assert find_session(sessions, "Report").id == report.session_id
+    with pytest.raises(SessionNotFoundError, match="'sal' matches 2 sessions"):
+        find_session(sessions, "sal")
+
+
+def test_find_session_with_no_match_says_so_without_an_unrelated_id(tmp_path: Path) -> None:
     sessions = tmp_path / "s"
     _write_header(sessions, "0192aaaa-1111-7000-8000-000000000001")
-    _write_header(sessions, "ffffffff-2222-7000-8000-000000000002")
-    with pytest.raises(SessionNotFoundError, match="closest is 0192aaaa-1111"):
-        find_session(sessions, "0192aaab")
+    with pytest.raises(SessionNotFoundError) as raised:
+        find_session(sessions, "zzz")
+    assert str(raised.value) == "no session matches 'zzz' (by id or name)"
+    with pytest.raises(SessionNotFoundError, match="there are no sessions in"):
+        find_session(tmp_path / "empty", "zzz")
 
 
 def test_find_session_accepts_a_path(tmp_path: Path) -> None:

@@ -216,11 +216,17 @@ const write: IToolKind = {
     )
 };
 
+/** An unanswered question's note for people (`details.note`), else what the tool returned. */
+function askOutcome(part: ToolView): string {
+  const note = detail(part, 'note');
+  return typeof note === 'string' ? note : outputText(part);
+}
+
 const ask: IToolKind = {
   label: () => 'Question',
   summary: part => firstLine(inputString(part, 'question')),
   open: true,
-  body: () => new DomBody(part => (part.output ? [h('div', 'jp-PrimeTool-note', outputText(part))] : []))
+  body: () => new DomBody(part => (part.output ? [h('div', 'jp-PrimeTool-note', askOutcome(part))] : []))
 };
 
 /** Any other tool: its arguments as JSON and what it returned. */

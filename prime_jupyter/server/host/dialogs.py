@@ -42,6 +42,8 @@ log = logging.getLogger(__name__)
 RESTART_TEXT = (
     "The user did not answer: the server restarted before the question was answered. Decide sensibly or ask again."
 )
+RESTART_NOTE = "Cancelled: the server restarted before the question was answered."
+"""What front ends show of it (`details.note`, as the `ask` tool's unanswered results have)."""
 
 
 class StoredQuestions(WireModel):
@@ -161,7 +163,10 @@ def cancel_in_transcript(manager: SessionManager, questions: list[Question]) -> 
         call_id = question.tool_call_id
         if call_id is not None and call_id in calls and call_id not in answered:
             result = ToolResultMessage(
-                tool_call_id=call_id, tool_name=calls[call_id], content=[TextContent(text=RESTART_TEXT)]
+                tool_call_id=call_id,
+                tool_name=calls[call_id],
+                content=[TextContent(text=RESTART_TEXT)],
+                details={"note": RESTART_NOTE},
             )
             manager.append_message(result)
             answered.add(call_id)

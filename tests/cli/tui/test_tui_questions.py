@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from prime_jupyter.cli.tui.screens.question import QuestionDialog
-from tui_kit import SIZE, answers, app_on, until
+from prime_jupyter.cli.tui.widgets.tool_card import ToolCard
+from tui_kit import SIZE, answers, app_on, card_text, local_connection, until
 
 from prime_jupyter.connection.in_process import InProcessAgentConnection
 from prime_jupyter.protocol.questions import ConfirmAnswer
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
+from prime_jupyter.tools.ask import USER_NOTES
 
 
 def ask(kind: str, **arguments: object) -> ScriptedTurn:
@@ -86,3 +89,20 @@ async def test_a_multiple_choice_and_a_typed_answer(
         await until(pilot, lambda: "Both answered." in answers(app))
         assert "The user chose: a.csv; c.csv" in json.dumps(llm.requests[1].body)
         assert "The user answered: keep both" in json.dumps(llm.requests[2].body)
+
+
+@pytest.mark.asyncio
+async def test_a_question_that_times_out_says_so_in_words_for_the_user(home: Path, llm: ScriptedLLMServer) -> None:
+    """Issue 17: the card showed the text written for the model ("Decide sensibly or ask again later")."""
+    settings = json.loads((home / "settings.json").read_text())
+    (home / "settings.json").write_text(json.dumps({**settings, "questionTimeoutS": 0.5}))
+    llm.enqueue(ask("confirm"), ScriptedTurn(blocks=[Text(text="Left it as it was.")]))
+    connection = local_connection(home)
+    app = app_on(connection)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"save it", "enter")
+        await until(pilot, lambda: "Left it as it was." in answers(app))
+        shown = card_text(app.screen.query_one(ToolCard))
+        assert USER_NOTES["timeout"] in " ".join(shown.split()) and "Decide sensibly" not in shown
+        assert "The user did not answer (the question timed out)" in json.dumps(llm.requests[1].body)
+    await connection.dispose()

@@ -1,0 +1,71 @@
+"""Running `jupyter prime` as a subprocess, as a user's shell would, on an agent home of the scripted server."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+from prime_jupyter.testing import ScriptedLLMServer
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def write_cli_agent_dir(home: Path, llm: ScriptedLLMServer) -> None:
+    """Providers `scripted` (Anthropic's API, model m1) and `scripted-openai` (chat completions, m2) on `llm`."""
+    home.mkdir(parents=True, exist_ok=True)
+    providers = {
+        "scripted": {
+            "baseUrl": llm.base_url,
+            "api": "anthropic-messages",
+            "apiKey": "test-key",
+            "models": [{"id": "m1", "reasoning": True, "contextWindow": 200000}],
+        },
+        "scripted-openai": {
+            "baseUrl": llm.base_url + "/v1",
+            "api": "openai-completions",
+            "apiKey": "k",
+            "models": [{"id": "m2"}],
+        },
+    }
+    (home / "models.json").write_text(json.dumps({"providers": providers}))
+
+
+def cli_env(agent_dir: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment without the caller's API keys, on `agent_dir`, importing this checkout."""
+    environment = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    environment.update({"PRIME_AGENT_DIR": str(agent_dir), "PYTHONPATH": str(ROOT)}, **(extra or {}))
+    return environment
+
+
+def prime_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "prime_jupyter.cli", *args]
+
+
+def prime(
+    agent_dir: Path,
+    *args: str,
+    stdin: str | None = None,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    max_file_bytes: int | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run `jupyter prime`; `max_file_bytes` caps every file it writes (RLIMIT_FSIZE), as a full disk would."""
+
+    def limit() -> None:
+        if max_file_bytes is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (max_file_bytes, max_file_bytes))
+
+    return subprocess.run(
+        prime_command(*args),
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=cli_env(agent_dir, env),
+        cwd=cwd or agent_dir.parent,
+        preexec_fn=limit if max_file_bytes is not None else None,
+    )
