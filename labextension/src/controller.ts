@@ -282,7 +282,7 @@ export class ChatController {
         await this.newSession();
       } catch (error: unknown) {
         const local = addLocalMessage(this.state, `local-${++this.localCount}`, message, Date.now());
-        this.state = refuseLocal(local, describe(error));
+        this.state = refuseLocal(local, refusal(describe(error), reasonOf(error)));
         this.notify();
         return;
       }
@@ -298,13 +298,13 @@ export class ChatController {
     try {
       await this.client.chat({ sessionId, message, streamingBehavior: behaviour }, frame => {
         if (frame.type === 'error' && !frame.runId) {
-          refused = frame.message; // no run started: the message went nowhere
+          refused = refusal(frame.message, frame.reason); // no run started: the message went nowhere
         } else if (frame.type === 'error') {
           this.apply(sessionId, frame);
         }
       });
     } catch (error: unknown) {
-      refused = describe(error);
+      refused = refusal(describe(error), reasonOf(error));
     }
     if (refused !== null && sessionId === this.state.sessionId) {
       await this.refused(sessionId, behaviour ? message : null, refused);
@@ -321,18 +321,20 @@ export class ChatController {
     if (queued !== null) {
       this.putBack([queued]);
     }
+    this.notify();
     if (nothingSent(this.state)) {
       this.stream?.close();
       this.stream = null;
       this.streamStatus = 'closed';
-      this.state = { ...this.state, sessionId: null, name: null };
+      await this.client.remove(sessionId).catch(() => undefined);
       if (this.options.persist) {
         window.localStorage.removeItem(CURRENT_SESSION_KEY);
       }
-      await this.client.remove(sessionId).catch(() => undefined);
+      if (this.state.sessionId === sessionId) {
+        this.state = { ...this.state, sessionId: null, name: null };
+      }
       await this.refreshSessions();
     }
-    this.notify();
   }
 
   /** Send a failed message again (it leaves the conversation; the new attempt takes its place). */
@@ -413,10 +415,15 @@ export class ChatController {
 
   /** The model of the open session, else the one the next new session gets (picked, else the default). */
   currentRef(): ModelRef | null {
-    if (this.state.sessionId) {
-      return this.state.model;
-    }
-    return this.pendingModel ?? this.defaultModel();
+    // A session just made has no model frame yet: it has the model it was made with.
+    return (this.state.sessionId ? this.state.model : null) ?? this.pendingModel ?? this.defaultModel();
+  }
+
+  /** Whether the picker shows "Default (…)": nothing picked in this browser, and the default in use. */
+  onDefaultModel(): boolean {
+    const ref = this.currentRef();
+    const fallback = this.defaultModel();
+    return this.pendingModel === null && (ref === fallback || (ref?.provider === fallback?.provider && ref?.id === fallback?.id));
   }
 
   /** The model the server gives new sessions (its `default_model`, else its settings' default). */
@@ -533,6 +540,16 @@ export class ChatController {
       this.changedSignal.emit();
     }
   }
+}
+
+function reasonOf(error: unknown): string | null {
+  return error instanceof PrimeRequestError ? error.reason ?? null : null;
+}
+
+/** Why a message could not start a run, and, when the model is the trouble, the other way out. */
+function refusal(message: string, reason: string | null | undefined): string {
+  const model = reason === 'no-api-key' || reason === 'unknown-model';
+  return model ? `${message}. Or pick another model below, then press Retry on your message.` : message;
 }
 
 function describe(error: unknown): string {

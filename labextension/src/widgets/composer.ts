@@ -105,7 +105,7 @@ export class Composer extends Widget {
     const ref = controller.currentRef();
     const current = controller.currentModel();
     const fallback = controller.defaultModel();
-    const onDefault = controller.state.sessionId === null && controller.pendingModel === null;
+    const onDefault = controller.onDefaultModel();
     const level = controller.state.thinkingLevel ?? controller.pendingThinking ?? 'off';
     const key = `${refText(ref)}:${refText(fallback)}:${onDefault}:${level}:${controller.modelsError}`;
     if (!force && models === this.modelsShown && key === this.modelKey) {
@@ -182,7 +182,7 @@ function parseRef(text: string): ModelRef | null {
 /** The first choice of the picker: the server's default, named. */
 function defaultLabel(model: ModelRef | null, usable: boolean, error: string | null): string {
   if (error) {
-    return 'No model: models.json cannot be read';
+    return 'models.json is broken';
   }
   if (model) {
     return `Default (${refText(model)})`;
