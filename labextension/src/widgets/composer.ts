@@ -156,7 +156,8 @@ export class Composer extends Widget {
       title: 'Use another model',
       label: 'Model, as provider/model-id',
       placeholder: 'anthropic/claude-sonnet-5-5',
-      text: refText(this.controller.currentRef())
+      text: refText(this.controller.currentRef()),
+      okLabel: 'Use'
     });
     const text = result.value?.trim() ?? '';
     const model = result.button.accept ? parseRef(text) : null;

@@ -220,7 +220,7 @@ export class MessageList extends Panel {
       }
       const last = this.start + i === state.messages.length - 1 && !running;
       const fix = fixes.get(message.key) ?? null;
-      const env: IPartEnv = { streaming: message.streaming, last, question: id => byTool.get(id) ?? null, fix };
+      const env: IPartEnv = { streaming: message.streaming, last, question: id => byTool.get(id) ?? null, fix, role: message.role };
       widget.render(message, env, questionKey(message, byTool));
     });
   }

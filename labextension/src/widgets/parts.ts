@@ -22,6 +22,8 @@ export interface IPartEnv {
   /** The message is the newest one and no run goes on (an error there can be retried). */
   readonly last: boolean;
   readonly question: (toolCallId: string) => Question | null;
+  /** Whose message it is: only answers get actions on their code blocks. */
+  readonly role?: 'user' | 'assistant';
   /** The failing cell this answer explains ("Explain this error"), which its code can replace. */
   readonly fix?: ICellTarget | null;
 }
@@ -45,7 +47,7 @@ class TextPartWidget extends MarkdownView implements IPartWidget {
       return;
     }
     this.setText(part.text, env.streaming);
-    if (!env.streaming) {
+    if (!env.streaming && env.role === 'assistant') {
       const fix = env.fix ?? null;
       void this.settled().then(() => {
         if (!this.isDisposed) {

@@ -195,7 +195,7 @@ const scenarios = {
     await lab.page.waitForSelector(apply);
     await lab.page.click(apply);
     await lab.page.waitForSelector('.jp-Dialog .jp-PrimeDiff');
-    const diff = await lab.page.locator('.jp-Dialog .jp-PrimeDiff span').allInnerTexts();
+    const diff = (await lab.page.locator('.jp-Dialog .jp-PrimeDiff span').allInnerTexts()).map(t => t.replace(/\n$/, ''));
     await lab.page.click('.jp-Dialog .jp-mod-reject');
     await lab.page.waitForSelector('.jp-Dialog', { state: 'detached' });
     const afterReject = (await notebookCells(lab))[2].source;
