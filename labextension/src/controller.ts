@@ -282,7 +282,7 @@ export class ChatController {
         await this.newSession();
       } catch (error: unknown) {
         const local = addLocalMessage(this.state, `local-${++this.localCount}`, message, Date.now());
-        this.state = refuseLocal(local, refusal(describe(error), reasonOf(error)));
+        this.state = refuseLocal(local, this.refusal(describe(error), reasonOf(error)));
         this.notify();
         return;
       }
@@ -298,13 +298,13 @@ export class ChatController {
     try {
       await this.client.chat({ sessionId, message, streamingBehavior: behaviour }, frame => {
         if (frame.type === 'error' && !frame.runId) {
-          refused = refusal(frame.message, frame.reason); // no run started: the message went nowhere
+          refused = this.refusal(frame.message, frame.reason); // no run started: the message went nowhere
         } else if (frame.type === 'error') {
           this.apply(sessionId, frame);
         }
       });
     } catch (error: unknown) {
-      refused = refusal(describe(error), reasonOf(error));
+      refused = this.refusal(describe(error), reasonOf(error));
     }
     if (refused !== null && sessionId === this.state.sessionId) {
       await this.refused(sessionId, behaviour ? message : null, refused);
@@ -335,6 +335,16 @@ export class ChatController {
       }
       await this.refreshSessions();
     }
+  }
+
+  /** Why a message could not start a run, and, when the model is the trouble, the other way out. */
+  private refusal(message: string, reason: string | null | undefined): string {
+    if (reason !== 'no-api-key' && reason !== 'unknown-model') {
+      return message;
+    }
+    const fallback = this.onDefaultModel() ? this.defaultModel() : null;
+    const which = fallback ? `The server's default model ${fallback.provider}/${fallback.id} cannot run: ` : '';
+    return `${which}${message}. Or pick another model below, then press Retry on your message.`;
   }
 
   /** Send a failed message again (it leaves the conversation; the new attempt takes its place). */
@@ -544,12 +554,6 @@ export class ChatController {
 
 function reasonOf(error: unknown): string | null {
   return error instanceof PrimeRequestError ? error.reason ?? null : null;
-}
-
-/** Why a message could not start a run, and, when the model is the trouble, the other way out. */
-function refusal(message: string, reason: string | null | undefined): string {
-  const model = reason === 'no-api-key' || reason === 'unknown-model';
-  return model ? `${message}. Or pick another model below, then press Retry on your message.` : message;
 }
 
 function describe(error: unknown): string {

@@ -13,19 +13,28 @@ import type { ICellTarget } from './widgets/context';
 import { firstText } from './wire';
 
 const TIES_KEY = 'prime:notebook-sessions';
+const FIXES_KEY = 'prime:fix-targets';
+/** How many sessions' fix targets are kept in this browser (the newest). */
+const MAX_FIX_SESSIONS = 50;
+
+type Fix = { readonly prompt: string; readonly target: ICellTarget };
 
 /** The name a notebook's session gets. */
 export function notebookSessionName(path: string): string {
   return `Notebook ${path}`;
 }
 
-function readTies(): Record<string, string> {
+function readRecord<T>(key: string): Record<string, T> {
   try {
-    const value: unknown = JSON.parse(window.localStorage.getItem(TIES_KEY) ?? '{}');
-    return typeof value === 'object' && value !== null ? (value as Record<string, string>) : {};
+    const value: unknown = JSON.parse(window.localStorage.getItem(key) ?? '{}');
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, T>) : {};
   } catch {
     return {};
   }
+}
+
+function readTies(): Record<string, string> {
+  return readRecord<string>(TIES_KEY);
 }
 
 /** Show the session of the notebook at `path` in `controller`, creating it on first use. */
@@ -52,14 +61,18 @@ export async function openNotebookSession(controller: ChatController, path: stri
   window.localStorage.setItem(TIES_KEY, JSON.stringify({ ...ties, [path]: sessionId }));
 }
 
-/** The failing cells that "Explain this error" prompts were about, by session. */
+/** The failing cells that "Explain this error" prompts were about, by session (kept in this browser). */
 export class FixTargets {
-  private readonly bySession = new Map<string, { prompt: string; target: ICellTarget }[]>();
+  private readonly bySession = new Map<string, readonly Fix[]>(Object.entries(readRecord<Fix[]>(FIXES_KEY)));
 
   /** `prompt`, about to be sent in session `sessionId`, explains the error of `target`. */
-  note(sessionId: string, prompt: string, target: ICellTarget): void {
+  note(sessionId: string, prompt: string, cell: ICellTarget): void {
+    const target: ICellTarget = { path: cell.path, cellId: cell.cellId, source: cell.source };
     const list = this.bySession.get(sessionId) ?? [];
+    this.bySession.delete(sessionId); // re-inserted last: the newest sessions are the ones kept
     this.bySession.set(sessionId, [...list.filter(f => f.prompt !== prompt), { prompt, target }]);
+    const kept = [...this.bySession].slice(-MAX_FIX_SESSIONS);
+    window.localStorage.setItem(FIXES_KEY, JSON.stringify(Object.fromEntries(kept)));
   }
 
   /** The cell each answer of `state` may fix: answers that follow an "Explain this error" prompt. */
