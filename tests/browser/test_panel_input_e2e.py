@@ -36,35 +36,34 @@ def _models(body: object) -> str:
 
 
 @pytest.mark.parametrize(
-    ("default_model", "error", "shot"),
+    ("default_model", "error", "way"),
     [
-        (
-            "anthropic/claude-sonnet-5-5",
-            "no API key for provider 'anthropic': set ANTHROPIC_API_KEY",
-            "20-unsent-no-key",
-        ),
-        ("antropic/claude-sonnet-5-5", "unknown provider 'antropic'", "20-unsent-mistyped-default"),
+        ("anthropic/claude-sonnet-5-5", "no API key for provider 'anthropic': set ANTHROPIC_API_KEY", "edit"),
+        ("antropic/claude-sonnet-5-5", "unknown provider 'antropic'", "retry"),
     ],
 )
 def test_a_prompt_that_cannot_start_a_run_is_kept_and_no_empty_session_is_left(
-    llm: ScriptedLLMServer, turns: ScriptedLLMServer, tmp_path: Path, default_model: str, error: str, shot: str
+    llm: ScriptedLLMServer, turns: ScriptedLLMServer, tmp_path: Path, default_model: str, error: str, way: str
 ) -> None:
     lab = start_lab(
         tmp_path, write_agent_dir(tmp_path / "agent", llm.base_url), default_model=default_model, unset=KEY_VARIABLES
     )
     turns.enqueue(ScriptedTurn(blocks=[Text(text="Sales rose 4 % in May.")]))
     try:
-        params = {"prompt": "Summarise sales.csv", "shot": shot, "expect": "Sales rose 4 % in May."}
+        shot = f"20-unsent-{'no-key' if way == 'edit' else 'mistyped-default'}"
+        params = {"prompt": "Summarise sales.csv", "shot": shot, "expect": "Sales rose 4 % in May.", "way": way}
         report = run_scenario(lab, "unsent", params, driver=DRIVER)
     finally:
         lab.stop()
-    assert error in report["notice"]
+    assert error in report["notice"] and "Or pick another model below" in report["notice"]
+    assert report["notice"].startswith(f"The server's default model {default_model} cannot run: ")
     assert report["failed"] == {
         "text": "Summarise sales.csv",
         "marker": "Not sent",
         "buttons": ["Retry", "Edit"],
     }
     assert report["sessions"] == [], "a session was left behind by a prompt that never ran"
+    assert report["edited"] == ("Summarise sales.csv" if way == "edit" else None)
     assert [(m["role"], m["text"]) for m in report["after"]] == [
         ("user", "Summarise sales.csv"),
         ("assistant", "Sales rose 4 % in May."),

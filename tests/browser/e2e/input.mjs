@@ -48,7 +48,7 @@ function notebookCells(lab) {
 
 const scenarios = {
   /** Item 1: the run cannot start; the prompt stays as a failed message, no session is left behind. */
-  async unsent(lab, { prompt, shot, expect }) {
+  async unsent(lab, { prompt, shot, expect, way }) {
     await lab.open();
     await lab.ready();
     await lab.send(prompt);
@@ -63,12 +63,20 @@ const scenarios = {
     const composer = await lab.page.locator(PROMPT).inputValue();
     const sessions = (await api(lab, 'chat/sessions')).sessions;
     await lab.shot(shot);
-    // The fix: pick a model that works, then Retry the kept message.
+    // The fix: pick a model that works, then Retry the kept message, or Edit it back into the prompt and send.
     await lab.page.selectOption(MODEL, 'scripted/m1');
-    await lab.page.click(`${FAILED} .jp-PrimeMessage-retry`);
+    let edited = null;
+    if (way === 'edit') {
+      await lab.page.click(`${FAILED} .jp-PrimeMessage-edit`);
+      await lab.page.waitForSelector(FAILED, { state: 'detached' });
+      edited = await lab.page.locator(PROMPT).inputValue();
+      await lab.page.press(PROMPT, 'Enter');
+    } else {
+      await lab.page.click(`${FAILED} .jp-PrimeMessage-retry`);
+    }
     await lab.waitForAnswer(expect);
     await lab.idle();
-    return { notice, failed, composer, sessions, after: await lab.messages() };
+    return { notice, failed, composer, sessions, edited, after: await lab.messages() };
   },
 
   /** Item 2: a steer typed while the answer streams, then Escape: the steer comes back, the answer says "Stopped". */
