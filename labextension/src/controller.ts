@@ -395,18 +395,23 @@ export class ChatController {
       return;
     }
     this.aborting = true;
+    const texts: string[] = [];
+    const takeQueue = async (): Promise<void> => {
+      const queue = await this.client.clearQueue(sessionId).catch(() => null);
+      texts.push(...(queue?.steering ?? []), ...(queue?.followUp ?? []));
+    };
     try {
-      if (this.state.steering.length || this.state.followUp.length) {
-        const queue = await this.client.clearQueue(sessionId).catch(() => null);
-        const texts = [...(queue?.steering ?? []), ...(queue?.followUp ?? [])];
-        if (texts.length) {
-          this.putBack(texts);
-          this.notify();
-        }
-      }
+      // Before the abort, so the run does not take them at its next step; after it too, for a steer
+      // whose request reached the server only while the run was stopping.
+      await takeQueue();
       await this.client.abort(sessionId).catch((error: unknown) => this.fail(error));
+      await takeQueue();
     } finally {
       this.aborting = false;
+    }
+    if (texts.length) {
+      this.putBack(texts);
+      this.notify();
     }
   }
 
