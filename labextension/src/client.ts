@@ -21,6 +21,7 @@ import type {
   ErrorBody,
   InfoResponse,
   ModelsResponse,
+  QueueResult,
   QuestionAnswerRequest,
   SessionSummary,
   SessionsResponse,
@@ -154,7 +155,7 @@ export class PrimeClient {
     await this.json('chat/sessions', { method: 'DELETE', body: JSON.stringify({ sessionId }) }, { sessionId });
   }
 
-  /** The models; `current` is the session's model (or the default for new sessions). */
+  /** The models; `current` is the session's model (without `sessionId`: the model a new session gets). */
   models(sessionId?: string | null): Promise<ModelsResponse> {
     return this.json<ModelsResponse>('chat/models', {}, sessionId ? { sessionId } : {});
   }
@@ -165,6 +166,14 @@ export class PrimeClient {
 
   async abort(sessionId: string): Promise<void> {
     await this.post('chat/abort', { sessionId });
+  }
+
+  /**
+   * Take back the steering and follow-up messages the session still holds (the connection route's
+   * `clear_queue` command): what was queued and not yet delivered to the model.
+   */
+  clearQueue(sessionId: string): Promise<QueueResult> {
+    return this.post<QueueResult>('connection/command', { sessionId, command: { type: 'clear_queue' } });
   }
 
   async answer(request: QuestionAnswerRequest): Promise<void> {

@@ -22,7 +22,10 @@ import {
   fromSession,
   isRunning,
   lastUserText,
-  latestKernelId
+  latestKernelId,
+  nothingSent,
+  refuseLocal,
+  takeFailed
 } from './model';
 import type {
   ChatFrame,
@@ -33,6 +36,7 @@ import type {
   QuestionAnswer,
   SessionSummary
 } from './protocol';
+import { FixTargets } from './notebooksessions';
 import { nextTask } from './tasks';
 
 /** How a message is sent: a new prompt, steering the run going on, or a follow-up after it. */
@@ -43,6 +47,24 @@ export const EXPORT_IPYNB = 'export-ipynb';
 
 /** Where the current session id is remembered between page loads. */
 const CURRENT_SESSION_KEY = 'prime:current-session';
+/** The model the user picked in this browser for new sessions (absent: the server's default). */
+const PICKED_MODEL_KEY = 'prime:picked-model';
+
+function storedPick(): { model: ModelRef | null; thinking: string | null } {
+  try {
+    const value: unknown = JSON.parse(window.localStorage.getItem(PICKED_MODEL_KEY) ?? 'null');
+    if (typeof value === 'object' && value !== null && 'provider' in value && 'id' in value) {
+      const { provider, id } = value;
+      const thinking = 'thinking' in value && typeof value.thinking === 'string' ? value.thinking : null;
+      if (typeof provider === 'string' && typeof id === 'string') {
+        return { model: { provider, id }, thinking };
+      }
+    }
+  } catch {
+    // an unreadable pick is no pick
+  }
+  return { model: null, thinking: null };
+}
 
 export interface IControllerOptions {
   /** Remember the open session across reloads (the sidebar panel does; extra panels do not). */
@@ -65,14 +87,28 @@ export class ChatController {
   streamStatus: StreamStatus | 'closed' = 'closed';
   sessions: SessionSummary[] = [];
   models: ModelsResponse | null = null;
-  /** Model and thinking level for the next new session, until a session has its own. */
-  pendingModel: ModelRef | null = null;
-  pendingThinking: string | null = null;
+  /** Why `chat/models` failed (a broken `models.json`, as the server words it), or null. */
+  modelsError: string | null = null;
+  /**
+   * The model and thinking level the user picked in this browser, for new sessions (kept across page
+   * loads); null: new sessions get the server's default (`models.current`), whatever the open session uses.
+   */
+  pendingModel: ModelRef | null;
+  pendingThinking: string | null;
+  /** Text to put back in the composer (queued messages taken back by Escape, a failed message to edit). */
+  draft: string | null = null;
+  /** The failing cells that "Explain this error" answers may fix. */
+  readonly fixes = new FixTargets();
+  private aborting = false;
 
   constructor(
     readonly client: PrimeClient,
     private readonly options: IControllerOptions = {}
-  ) {}
+  ) {
+    const pick = storedPick();
+    this.pendingModel = pick.model;
+    this.pendingThinking = pick.thinking;
+  }
 
   /** Emitted at most once per animation frame after the state changed. */
   get changed(): ISignal<this, void> {
@@ -114,8 +150,14 @@ export class ChatController {
     this.notify();
   }
 
+  /** The models, and the one new sessions get (the open session's own model is in the state). */
   async refreshModels(): Promise<void> {
-    this.models = await this.client.models(this.state.sessionId).catch(() => this.models);
+    try {
+      this.models = await this.client.models();
+      this.modelsError = null;
+    } catch (error: unknown) {
+      this.modelsError = describe(error);
+    }
     this.notify();
   }
 
@@ -159,13 +201,17 @@ export class ChatController {
     );
   }
 
-  /** A fresh session with the chosen model, shown at once. */
+  /** A fresh session with the model picked in this browser, else the server's default, shown at once. */
   async newSession(): Promise<void> {
     const response = await this.client.newSession({
-      model: this.pendingModel ?? this.state.model,
-      thinkingLevel: this.pendingThinking ?? this.state.thinkingLevel
+      model: this.pendingModel,
+      thinkingLevel: this.pendingModel ? this.pendingThinking : null
     });
+    const unsent = this.state.sessionId ? [] : this.state.messages.filter(m => m.failed);
     this.show({ session: response.session, messages: response.messages ?? [], cursor: 0 });
+    if (unsent.length) {
+      this.state = { ...this.state, messages: [...this.state.messages, ...unsent] };
+    }
     void this.refreshSessions();
   }
 
@@ -230,33 +276,105 @@ export class ChatController {
     if (!message) {
       return;
     }
+    this.lastSent = message;
     if (!this.state.sessionId) {
       try {
         await this.newSession();
       } catch (error: unknown) {
-        this.state = failLocal(this.state, describe(error));
-        this.lastSent = message;
+        const local = addLocalMessage(this.state, `local-${++this.localCount}`, message, Date.now());
+        this.state = refuseLocal(local, this.refusal(describe(error), reasonOf(error)));
         this.notify();
         return;
       }
     }
-    const sessionId = this.state.sessionId as string;
     const behaviour = this.running ? (mode === 'followUp' ? 'followUp' : 'steer') : null;
-    this.lastSent = message;
     this.state = dismissNotice(this.state, 'error');
     if (!behaviour) {
       this.state = addLocalMessage(this.state, `local-${++this.localCount}`, message, Date.now());
     }
     this.notify();
+    const sessionId = this.state.sessionId as string;
+    let refused: string | null = null;
     try {
       await this.client.chat({ sessionId, message, streamingBehavior: behaviour }, frame => {
-        if (frame.type === 'error') {
+        if (frame.type === 'error' && !frame.runId) {
+          refused = this.refusal(frame.message, frame.reason); // no run started: the message went nowhere
+        } else if (frame.type === 'error') {
           this.apply(sessionId, frame);
         }
       });
     } catch (error: unknown) {
-      this.apply(sessionId, { type: 'error', message: describe(error) });
+      refused = this.refusal(describe(error), reasonOf(error));
     }
+    if (refused !== null && sessionId === this.state.sessionId) {
+      await this.refused(sessionId, behaviour ? message : null, refused);
+    }
+  }
+
+  /**
+   * A message could not start a run: it stays (a prompt as a failed message to retry or edit, a steer
+   * back in the composer), the error says why, and a session that holds nothing else is deleted
+   * rather than left in the list as an empty session.
+   */
+  private async refused(sessionId: string, queued: string | null, error: string): Promise<void> {
+    this.state = refuseLocal(this.state, error);
+    if (queued !== null) {
+      this.putBack([queued]);
+    }
+    this.notify();
+    if (nothingSent(this.state)) {
+      this.stream?.close();
+      this.stream = null;
+      this.streamStatus = 'closed';
+      await this.client.remove(sessionId).catch(() => undefined);
+      if (this.options.persist) {
+        window.localStorage.removeItem(CURRENT_SESSION_KEY);
+      }
+      if (this.state.sessionId === sessionId) {
+        this.state = { ...this.state, sessionId: null, name: null };
+      }
+      await this.refreshSessions();
+    }
+  }
+
+  /** Why a message could not start a run, and, when the model is the trouble, the other way out. */
+  private refusal(message: string, reason: string | null | undefined): string {
+    if (reason !== 'no-api-key' && reason !== 'unknown-model') {
+      return message;
+    }
+    const fallback = this.onDefaultModel() ? this.defaultModel() : null;
+    const which = fallback ? `The server's default model ${fallback.provider}/${fallback.id} cannot run: ` : '';
+    return `${which}${message}. Or pick another model below, then press Retry on your message.`;
+  }
+
+  /** Send a failed message again (it leaves the conversation; the new attempt takes its place). */
+  retryFailed(key: string): Promise<void> {
+    const [state, text] = takeFailed(this.state, key);
+    this.state = state;
+    return text ? this.send(text) : Promise.resolve();
+  }
+
+  /** Take a failed message back into the composer. */
+  editFailed(key: string): void {
+    const [state, text] = takeFailed(this.state, key);
+    this.state = state;
+    if (text) {
+      this.putBack([text]);
+    }
+    this.notify();
+  }
+
+  /** Put texts back in the composer (the composer takes them with `takeDraft`). */
+  private putBack(texts: readonly string[]): void {
+    const parts = [...texts, ...(this.draft ? [this.draft] : [])].filter(t => t.trim());
+    this.draft = parts.length ? parts.join('\n\n') : null;
+  }
+
+  /** The text to put back in the composer, once. */
+  takeDraft(): string | null {
+    const draft = this.draft;
+    this.draft = null;
+    return draft;
   }
 
   /** Send the last message again (after an error). */
@@ -266,9 +384,34 @@ export class ChatController {
     return text ? this.send(text) : Promise.resolve();
   }
 
+  /**
+   * Stop the run. Steering and follow-up messages still queued are taken back first and put in the
+   * composer: Escape means "stop", so they are not sent, and nothing typed is lost (the user sends
+   * them again with Enter, as a new prompt).
+   */
   async abort(): Promise<void> {
-    if (this.state.sessionId && this.running) {
-      await this.client.abort(this.state.sessionId).catch((error: unknown) => this.fail(error));
+    const sessionId = this.state.sessionId;
+    if (!sessionId || !this.running || this.aborting) {
+      return;
+    }
+    this.aborting = true;
+    const texts: string[] = [];
+    const takeQueue = async (): Promise<void> => {
+      const queue = await this.client.clearQueue(sessionId).catch(() => null);
+      texts.push(...(queue?.steering ?? []), ...(queue?.followUp ?? []));
+    };
+    try {
+      // Before the abort, so the run does not take them at its next step; after it too, for a steer
+      // whose request reached the server only while the run was stopping.
+      await takeQueue();
+      await this.client.abort(sessionId).catch((error: unknown) => this.fail(error));
+      await takeQueue();
+    } finally {
+      this.aborting = false;
+    }
+    if (texts.length) {
+      this.putBack(texts);
+      this.notify();
     }
   }
 
@@ -285,15 +428,51 @@ export class ChatController {
     this.notify();
   }
 
-  /** The model entry of the open session (or of the next new one). */
+  /** The model of the open session, else the one the next new session gets (picked, else the default). */
+  currentRef(): ModelRef | null {
+    // A session just made has no model frame yet: it has the model it was made with.
+    return (this.state.sessionId ? this.state.model : null) ?? this.pendingModel ?? this.defaultModel();
+  }
+
+  /** Whether the picker shows "Default (…)": nothing picked in this browser, and the default in use. */
+  onDefaultModel(): boolean {
+    const ref = this.currentRef();
+    const fallback = this.defaultModel();
+    return this.pendingModel === null && (ref === fallback || (ref?.provider === fallback?.provider && ref?.id === fallback?.id));
+  }
+
+  /** The model the server gives new sessions (its `default_model`, else its settings' default). */
+  defaultModel(): ModelRef | null {
+    return this.models?.current ?? null;
+  }
+
+  /** The model entry of `currentRef()` in the server's list (null for a model typed in). */
   currentModel(): ModelInfo | null {
-    const ref = this.state.model ?? this.pendingModel ?? this.models?.current ?? null;
+    const ref = this.currentRef();
     return this.models?.models.find(m => ref !== null && m.provider === ref.provider && m.id === ref.id) ?? null;
   }
 
+  /** Use `model` in the open session and, as this browser's pick, in new sessions. */
   async setModel(model: ModelRef, thinkingLevel: string | null): Promise<void> {
     this.pendingModel = model;
     this.pendingThinking = thinkingLevel;
+    window.localStorage.setItem(PICKED_MODEL_KEY, JSON.stringify({ ...model, thinking: thinkingLevel }));
+    await this.switchSession(model, thinkingLevel);
+  }
+
+  /** Forget this browser's pick: new sessions (and the open one) use the server's default. */
+  async useDefaultModel(): Promise<void> {
+    this.pendingModel = null;
+    this.pendingThinking = null;
+    window.localStorage.removeItem(PICKED_MODEL_KEY);
+    const model = this.defaultModel();
+    if (model) {
+      await this.switchSession(model, null);
+    }
+    this.notify();
+  }
+
+  private async switchSession(model: ModelRef, thinkingLevel: string | null): Promise<void> {
     const sessionId = this.state.sessionId;
     if (sessionId) {
       await this.client.setModel({ sessionId, model, thinkingLevel }).catch((error: unknown) => this.fail(error));
@@ -376,6 +555,10 @@ export class ChatController {
       this.changedSignal.emit();
     }
   }
+}
+
+function reasonOf(error: unknown): string | null {
+  return error instanceof PrimeRequestError ? error.reason ?? null : null;
 }
 
 function describe(error: unknown): string {

@@ -15,6 +15,7 @@ import { LabIcon } from '@jupyterlab/ui-components';
 import { PrimeClient } from './client';
 import { ChatController } from './controller';
 import { JupyterActions } from './notebook';
+import { openNotebookSession } from './notebooksessions';
 import { InsertProvenance } from './provenance';
 import { PrimePanel } from './panel';
 import { diffRendererFactory } from './widgets/diff';
@@ -175,13 +176,14 @@ function activate(
     label: 'Ask Prime About This Cell',
     icon: primeIcon,
     isEnabled: () => actions.activeCell() !== null,
-    execute: () => {
+    execute: async () => {
       const cell = actions.activeCell();
       if (!cell) {
         return;
       }
       const language = cell.cellType === 'code' ? 'python' : 'markdown';
       reveal(sidebar);
+      await inNotebookSession(cell.path);
       sidebar.composer.setText(`About this cell of \`${cell.path}\`:\n\n${fence(cell.source, language)}\n\n`);
     }
   });
@@ -198,9 +200,23 @@ function activate(
       const message =
         `Explain this error from a cell of \`${cell.path}\`, and how to fix it.\n\n` +
         `${fence(cell.source, 'python')}\n\n${fence(cell.errors.join('\n\n'))}`;
-      await sidebar.controller.send(message);
+      if (await inNotebookSession(cell.path)) {
+        sidebar.controller.fixes.note(sidebar.controller.state.sessionId ?? '', message.trim(), cell);
+        await sidebar.controller.send(message);
+      }
     }
   });
+
+  /** Show the notebook's own session in the sidebar (made on first use); false, saying why, when it cannot. */
+  async function inNotebookSession(path: string): Promise<boolean> {
+    try {
+      await openNotebookSession(sidebar.controller, path);
+      return true;
+    } catch (error: unknown) {
+      Notification.error(`Prime cannot open the session of ${path}: ${error instanceof Error ? error.message : String(error)}`);
+      return false;
+    }
+  }
 
   for (const command of Object.values(CommandIDs)) {
     palette?.addItem({ command, category: 'Prime' });

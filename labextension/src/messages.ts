@@ -33,6 +33,8 @@ export interface MessageView {
   readonly streaming: boolean;
   /** An optimistic copy of a message this client sent, not yet confirmed by the server. */
   readonly pending: boolean;
+  /** A message this client sent that could not start a run (kept, to retry or edit). */
+  readonly failed?: boolean;
   readonly usage: Usage | null;
 }
 

@@ -145,6 +145,31 @@ export function failLocal(state: ViewState, message: string): ViewState {
   return { ...state, messages, notices: putNotice(state.notices, notice) };
 }
 
+/**
+ * The run could not start (no API key, an unknown model): the optimistic copies stay, marked failed so
+ * the user can retry or edit them, and the notice says why (the message carries the retry).
+ */
+export function refuseLocal(state: ViewState, message: string): ViewState {
+  const messages = state.messages.map(m => (m.pending ? { ...m, pending: false, failed: true } : m));
+  const notice: Notice = { key: 'error', level: 'error', text: message, action: null };
+  return { ...state, messages, notices: putNotice(state.notices, notice) };
+}
+
+/** `state` without the failed message `key`, and the text it held (null when there is none). */
+export function takeFailed(state: ViewState, key: string): [ViewState, string | null] {
+  const message = state.messages.find(m => m.key === key && m.failed);
+  if (!message) {
+    return [state, null];
+  }
+  const messages = state.messages.filter(m => m !== message);
+  return [dismissNotice({ ...state, messages }, 'error'), firstText(message.parts)];
+}
+
+/** Whether the session shows nothing the server holds (only messages that were never sent). */
+export function nothingSent(state: ViewState): boolean {
+  return state.messages.every(m => m.failed || m.pending);
+}
+
 /** Remove the notice with `key`. */
 export function dismissNotice(state: ViewState, key: string): ViewState {
   return { ...state, notices: state.notices.filter(n => n.key !== key) };

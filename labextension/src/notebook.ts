@@ -11,7 +11,7 @@ import { PageConfig } from '@jupyterlab/coreutils';
 import type { Widget } from '@lumino/widgets';
 
 import { underRoot } from './format';
-import type { IJupyterActions } from './widgets/context';
+import type { ICellTarget, IJupyterActions } from './widgets/context';
 
 interface ISharedSource {
   getSource(): string;
@@ -19,12 +19,13 @@ interface ISharedSource {
 }
 
 interface ICellLike {
-  readonly model: { readonly type: string; readonly sharedModel: ISharedSource; toJSON(): unknown };
+  readonly model: { readonly id: string; readonly type: string; readonly sharedModel: ISharedSource; toJSON(): unknown };
 }
 
 interface INotebookPanelLike extends Widget {
-  readonly content: { readonly activeCell: ICellLike | null };
+  readonly content: { readonly activeCell: ICellLike | null; readonly widgets: readonly ICellLike[] };
   readonly context: { readonly path: string; readonly ready: Promise<void> };
+  readonly sessionContext?: { readonly ready: Promise<void> };
 }
 
 function has(value: unknown, key: string): value is Record<string, unknown> {
@@ -40,9 +41,7 @@ export function asNotebook(widget: Widget | null | undefined): INotebookPanelLik
 }
 
 /** The active cell of a notebook, as what the prompts need. */
-export interface ICellInfo {
-  readonly path: string;
-  readonly source: string;
+export interface ICellInfo extends ICellTarget {
   readonly cellType: string;
   /** Error outputs as `ename: evalue` plus the traceback, without ANSI colours. */
   readonly errors: string[];
@@ -95,6 +94,7 @@ export class JupyterActions implements IJupyterActions {
     }
     return {
       path: notebook.context.path,
+      cellId: cell.model.id,
       source: cell.model.sharedModel.getSource(),
       cellType: cell.model.type,
       errors: errorTexts(cell.model.toJSON())
@@ -102,12 +102,52 @@ export class JupyterActions implements IJupyterActions {
   }
 
   async insertIntoNotebook(code: string): Promise<void> {
+    await this.insert(code);
+  }
+
+  /** Insert `code` below the active cell, then run it in the notebook's kernel. */
+  async runInNotebook(code: string): Promise<void> {
+    const notebook = await this.insert(code);
+    if (notebook) {
+      await notebook.sessionContext?.ready;
+      await this.app.commands.execute('notebook:run-cell');
+    }
+  }
+
+  /** The notebook open at `path` and its cell `cellId` now, or null when either is gone. */
+  private findCell(target: ICellTarget): [INotebookPanelLike, ICellLike] | null {
+    for (const widget of this.app.shell.widgets('main')) {
+      const notebook = asNotebook(widget);
+      if (notebook?.context.path === target.path) {
+        const cell = notebook.content.widgets.find(c => c.model.id === target.cellId);
+        return cell ? [notebook, cell] : null;
+      }
+    }
+    return null;
+  }
+
+  cellSource(target: ICellTarget): string | null {
+    return this.findCell(target)?.[1].model.sharedModel.getSource() ?? null;
+  }
+
+  replaceCell(target: ICellTarget, code: string): boolean {
+    const found = this.findCell(target);
+    if (!found) {
+      return false;
+    }
+    this.app.shell.activateById(found[0].id);
+    found[1].model.sharedModel.setSource(code);
+    return true;
+  }
+
+  /** Put `code` in a new cell below the active one (of a new notebook when none is open). */
+  private async insert(code: string): Promise<INotebookPanelLike | null> {
     let notebook = this.notebook();
     if (!notebook) {
       const created: unknown = await this.app.commands.execute('notebook:create-new', { kernelName: 'python3' });
       notebook = asNotebook(created as Widget);
       if (!notebook) {
-        return;
+        return null;
       }
       await notebook.context.ready;
     } else {
@@ -115,6 +155,7 @@ export class JupyterActions implements IJupyterActions {
       await this.app.commands.execute('notebook:insert-cell-below');
     }
     notebook.content.activeCell?.model.sharedModel.setSource(code);
+    return notebook;
   }
 
   /** Open the file the server wrote at `absolutePath`; false when it is outside the server's root. */

@@ -12,7 +12,10 @@ import {
   isRunning,
   lastUserText,
   latestKernelId,
-  questionFor
+  nothingSent,
+  questionFor,
+  refuseLocal,
+  takeFailed
 } from '../src/model';
 import type { ChatFrame, ChatMessage, ChatSessionResponse } from '../src/protocol';
 
@@ -31,6 +34,22 @@ test('the optimistic copy of a sent message is replaced, not doubled, when the s
     { type: 'message-end', messageId: 'e1', message: user('e1', 'hello') }
   );
   assert.deepEqual(state.messages.map(m => [m.id, m.pending, m.key]), [['e1', false, 'local-1']]);
+});
+
+test('a message that could not start a run stays, failed, with the reason as a notice (issue 17)', () => {
+  const sent = addLocalMessage(emptyState(SESSION), 'local-1', 'hello', 1);
+  const refused = refuseLocal(sent, "no API key for provider 'anthropic': set ANTHROPIC_API_KEY");
+  assert.deepEqual(refused.messages.map(m => [m.key, m.pending, m.failed]), [['local-1', false, true]]);
+  assert.equal(refused.notices[0].text, "no API key for provider 'anthropic': set ANTHROPIC_API_KEY");
+  assert.ok(nothingSent(refused));
+  const [after, text] = takeFailed(refused, 'local-1');
+  assert.equal(text, 'hello');
+  assert.deepEqual([after.messages, after.notices], [[], []]);
+});
+
+test('a session with a confirmed message is not one where nothing was sent', () => {
+  const state = run(emptyState(SESSION), { type: 'message-end', messageId: 'e1', message: user('e1', 'hi') });
+  assert.equal(nothingSent(refuseLocal(addLocalMessage(state, 'local-2', 'again', 2), 'busy')), false);
 });
 
 test('a message sent by another client is appended', () => {

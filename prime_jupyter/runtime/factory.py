@@ -23,7 +23,7 @@ from prime_jupyter.sessions.manager import SessionManager
 if TYPE_CHECKING:
     from prime_jupyter.kernel.ops import KernelLauncher
 
-__all__ = ["SessionOptions", "create_agent_session", "sessions_dir"]
+__all__ = ["SessionOptions", "create_agent_session", "new_session_model", "sessions_dir"]
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +118,16 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
     if tool_set.prewarm is not None:
         tool_set.prewarm()
     return session
+
+
+def new_session_model(home: Path | None, cwd: Path, model: str | None) -> Model:
+    """The model a new session in `cwd` gets: `model` (`provider/id`), else the settings' default, else the
+    registry's. Raises what `create_agent_session` would (`ModelNotFoundError`, a broken `models.json`)."""
+    home = home or agent_dir()
+    settings = load_settings(home, cwd.resolve())
+    registry = ModelRegistry.load(home)
+    chosen, _ = _choose_model(SessionOptions(cwd=cwd, model=model), settings, registry, SessionContext())
+    return chosen
 
 
 def _working_dir(recorded: str, here: Path) -> Path:

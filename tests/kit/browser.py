@@ -105,17 +105,26 @@ class Lab:
 
 
 def start_lab(
-    workdir: Path, agent_dir: Path, *, extension: bool = True, port: int | None = None, token: str | None = None
+    workdir: Path,
+    agent_dir: Path,
+    *,
+    extension: bool = True,
+    port: int | None = None,
+    token: str | None = None,
+    default_model: str = MODEL,
+    unset: tuple[str, ...] = (),
 ) -> Lab:
     """`jupyter lab` on a free port (or `port`) with a random token (or `token`), its state (settings,
     workspaces, runtime, hence the cookie secret) under `workdir`; returns once `/api/status` answers.
-    Starting it again with the same workdir, port and token is a server restart as a browser sees it."""
+    Starting it again with the same workdir, port and token is a server restart as a browser sees it.
+    `default_model` is `--PrimeApp.default_model`; the variables named in `unset` are removed from its
+    environment (an API key the machine may have)."""
     token = token or secrets.token_hex(16)
     port = port or free_port()
     root = workdir / "root"
     root.mkdir(parents=True, exist_ok=True)
     env = {
-        **os.environ,
+        **{name: value for name, value in os.environ.items() if name not in unset},
         "JUPYTERLAB_SETTINGS_DIR": str(write_lab_settings(workdir / "settings")),
         "JUPYTERLAB_WORKSPACES_DIR": str(workdir / "workspaces"),
         "JUPYTER_RUNTIME_DIR": str(workdir / "runtime"),
@@ -134,7 +143,7 @@ def start_lab(
         f"--ServerApp.root_dir={root}",
         "--LabApp.expose_app_in_browser=True",
         f"--PrimeApp.agent_dir={agent_dir}",
-        f"--PrimeApp.default_model={MODEL}",
+        f"--PrimeApp.default_model={default_model}",
     ]
     if not extension:
         args.append("--ServerApp.jpserver_extensions=prime_jupyter=False")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from kit.server import Json, PrimeClient, kinds, text_of
 
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
@@ -73,6 +74,15 @@ async def test_abort_ends_the_run_and_keeps_the_session_usable(prime: PrimeClien
     assert tool["state"] == "output-error"
     llm.enqueue(ScriptedTurn(blocks=[Text(text="back")]))
     assert text_of(await prime.turn(session_id, "again")) == "back"
+
+
+async def test_the_models_without_a_session_name_the_servers_default(prime: PrimeClient) -> None:
+    assert (await prime.get("chat/models"))["current"] == {"provider": "scripted", "id": "m1"}
+
+
+@pytest.mark.prime(default_model="nosuchprovider/m7")
+async def test_a_default_that_does_not_resolve_is_named_as_written(prime: PrimeClient) -> None:
+    assert (await prime.get("chat/models"))["current"] == {"provider": "nosuchprovider", "id": "m7"}
 
 
 async def test_the_model_can_be_switched(prime: PrimeClient, llm: ScriptedLLMServer, agent_dir: object) -> None:

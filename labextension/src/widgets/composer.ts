@@ -1,17 +1,24 @@
 /**
  * The prompt and its controls. Keys: Enter sends; Shift+Enter is a new line; Enter while a run goes
- * on steers it; Alt+Enter queues a follow-up; Escape aborts. The model and thinking-level pickers are
- * fed by `chat/models`.
+ * on steers it; Alt+Enter queues a follow-up; Escape aborts (what was still queued comes back here).
+ * The model and thinking-level pickers are fed by `chat/models`: the first choice names the server's
+ * default, the last lets the user type any `provider/model-id`.
  */
+import { InputDialog, showErrorMessage } from '@jupyterlab/apputils';
 import { stopIcon } from '@jupyterlab/ui-components';
 import { Widget } from '@lumino/widgets';
 
 import type { ChatController, SendMode } from '../controller';
-import type { ModelInfo } from '../protocol';
+import type { ModelInfo, ModelRef } from '../protocol';
 import { button, h } from './dom';
 
 const IDLE_HINT = 'Ask Prime… (Enter sends, Shift+Enter for a new line)';
 const RUNNING_HINT = 'Steer it (Enter), queue a follow-up (Alt+Enter), stop (Escape)';
+/** The picker's values for "the server's default" and "type a model in". */
+const DEFAULT_CHOICE = '';
+const OTHER_CHOICE = '\u0000other';
+/** What a typed-in model must look like. */
+const MODEL_REF = /^([^/\s]+)\/(\S+)$/;
 
 export class Composer extends Widget {
   readonly prompt = h('textarea', 'jp-PrimeComposer-prompt');
@@ -54,6 +61,11 @@ export class Composer extends Widget {
   }
 
   render(): void {
+    const draft = this.controller.takeDraft();
+    if (draft) {
+      const typed = this.prompt.value.trim();
+      this.setText(typed ? `${draft}\n\n${this.prompt.value}` : draft);
+    }
     const running = this.controller.running;
     this.prompt.placeholder = running ? RUNNING_HINT : IDLE_HINT;
     this.stop.hidden = !running;
@@ -87,41 +99,96 @@ export class Composer extends Widget {
     this.prompt.style.height = `${Math.min(this.prompt.scrollHeight, 240)}px`;
   }
 
-  private renderPickers(): void {
-    const models = this.controller.models?.models ?? [];
-    const current = this.controller.currentModel();
-    const level = this.controller.state.thinkingLevel ?? this.controller.pendingThinking ?? 'off';
-    const key = `${current?.provider}/${current?.id}:${level}`;
-    if (models === this.modelsShown && key === this.modelKey) {
+  private renderPickers(force = false): void {
+    const controller = this.controller;
+    const models = controller.models?.models ?? [];
+    const ref = controller.currentRef();
+    const current = controller.currentModel();
+    const fallback = controller.defaultModel();
+    const onDefault = controller.onDefaultModel();
+    const level = controller.state.thinkingLevel ?? controller.pendingThinking ?? 'off';
+    const key = `${refText(ref)}:${refText(fallback)}:${onDefault}:${level}:${controller.modelsError}`;
+    if (!force && models === this.modelsShown && key === this.modelKey) {
       return;
     }
     this.modelsShown = models;
     this.modelKey = key;
     const usable = models.filter(m => m.available !== false);
     const keyless = models.filter(m => m.available === false);
-    this.modelPicker.replaceChildren(...usable.map(m => modelOption(m, m === current)));
+    const selected = (m: ModelInfo): boolean => !onDefault && m === current;
+    const choices: HTMLElement[] = [option(DEFAULT_CHOICE, defaultLabel(fallback, usable.length > 0, controller.modelsError), onDefault)];
+    if (ref && !current && !onDefault) {
+      choices.push(option(refText(ref), refText(ref), true)); // typed in, or no longer listed
+    }
+    choices.push(...usable.map(m => modelOption(m, selected(m))));
     if (keyless.length) {
       const group = h('optgroup');
       group.label = 'No API key configured';
-      group.append(...keyless.map(m => modelOption(m, m === current)));
-      this.modelPicker.appendChild(group);
+      group.append(...keyless.map(m => modelOption(m, selected(m))));
+      choices.push(group);
     }
-    if (!current) {
-      this.modelPicker.prepend(option('', usable.length ? 'Default model' : 'No model available', true));
-    }
+    choices.push(option(OTHER_CHOICE, 'Other model…', false));
+    this.modelPicker.replaceChildren(...choices);
+    this.modelPicker.title = ref ? `Model: ${refText(ref)}` : 'Model';
     const levels = current?.reasoning ? current.thinkingLevels ?? ['off'] : ['off'];
     this.thinkingPicker.replaceChildren(...levels.map(l => option(l, `thinking: ${l}`, l === level)));
     this.thinkingPicker.disabled = levels.length < 2;
   }
 
   private pickModel(): void {
-    const [provider, ...rest] = this.modelPicker.value.split('/');
-    const id = rest.join('/');
-    const model = provider && id ? { provider, id } : this.controller.currentModel();
-    if (model) {
-      void this.controller.setModel({ provider: model.provider, id: model.id }, this.thinkingPicker.value || null);
+    const value = this.modelPicker.value;
+    const thinking = this.thinkingPicker.value || null;
+    if (value === DEFAULT_CHOICE) {
+      void this.controller.useDefaultModel();
+    } else if (value === OTHER_CHOICE) {
+      void this.askModel(thinking);
+    } else {
+      const model = parseRef(value) ?? this.controller.currentRef();
+      if (model) {
+        void this.controller.setModel(model, thinking);
+      }
     }
   }
+
+  /** Ask for a model that is not in the list, as `provider/model-id`. */
+  private async askModel(thinking: string | null): Promise<void> {
+    const result = await InputDialog.getText({
+      title: 'Use another model',
+      label: 'Model, as provider/model-id',
+      placeholder: 'anthropic/claude-sonnet-5-5',
+      text: refText(this.controller.currentRef()),
+      okLabel: 'Use'
+    });
+    const text = result.value?.trim() ?? '';
+    const model = result.button.accept ? parseRef(text) : null;
+    if (result.button.accept && !model) {
+      void showErrorMessage('Not a model', `"${text}" is not a model: write provider/model-id, e.g. anthropic/claude-sonnet-5-5.`);
+    }
+    if (model) {
+      await this.controller.setModel(model, thinking);
+    }
+    this.renderPickers(true);
+  }
+}
+
+function refText(ref: ModelRef | null): string {
+  return ref ? `${ref.provider}/${ref.id}` : '';
+}
+
+function parseRef(text: string): ModelRef | null {
+  const match = MODEL_REF.exec(text);
+  return match ? { provider: match[1], id: match[2] } : null;
+}
+
+/** The first choice of the picker: the server's default, named. */
+function defaultLabel(model: ModelRef | null, usable: boolean, error: string | null): string {
+  if (error) {
+    return 'models.json is broken';
+  }
+  if (model) {
+    return `Default (${refText(model)})`;
+  }
+  return usable ? 'Default model' : 'No model available';
 }
 
 function option(value: string, label: string, selected: boolean): HTMLOptionElement {

@@ -3,10 +3,23 @@ import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 
 import type { ChatController } from '../controller';
 
+/** A cell of a notebook, as it was when the user asked about it. */
+export interface ICellTarget {
+  readonly path: string;
+  readonly cellId: string;
+  readonly source: string;
+}
+
 /** Actions that reach outside the panel into JupyterLab (notebooks, consoles). */
 export interface IJupyterActions {
   /** Put `code` in a new code cell below the active cell of the current notebook (or a new notebook). */
   insertIntoNotebook(code: string): Promise<void>;
+  /** Insert `code` as `insertIntoNotebook` does, then execute that cell. */
+  runInNotebook(code: string): Promise<void>;
+  /** The source of the target cell now, or null when its notebook is closed or the cell is gone. */
+  cellSource(target: ICellTarget): string | null;
+  /** Replace the target cell's source; false when the cell is gone. */
+  replaceCell(target: ICellTarget, code: string): boolean;
   /** Open a console attached to the kernel with `kernelId`. */
   openKernelConsole(kernelId: string): Promise<void>;
 }

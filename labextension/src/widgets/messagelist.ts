@@ -20,6 +20,7 @@ class MessageWidget extends Panel {
   private questionKey = '';
   private readonly parts = new Panel();
   private readonly actions = h('div', 'jp-PrimeMessage-actions');
+  private readonly marker = h('div', 'jp-PrimeMessage-marker');
 
   constructor(private readonly context: IPanelContext) {
     super();
@@ -27,6 +28,8 @@ class MessageWidget extends Panel {
     this.parts.addClass('jp-PrimeMessage-parts');
     this.addWidget(new Widget({ node: this.actions }));
     this.addWidget(this.parts);
+    this.marker.hidden = true;
+    this.addWidget(new Widget({ node: this.marker }));
   }
 
   render(message: MessageView, env: IPartEnv, questionKey: string): void {
@@ -40,10 +43,26 @@ class MessageWidget extends Panel {
     this.node.dataset.messageId = message.id;
     this.toggleClass('jp-mod-streaming', message.streaming);
     this.toggleClass('jp-mod-pending', message.pending);
-    if (previous?.role !== message.role || previous.pending !== message.pending || previous.id !== message.id) {
+    this.toggleClass('jp-mod-failed', message.failed === true);
+    if (
+      previous?.role !== message.role ||
+      previous.pending !== message.pending ||
+      previous.failed !== message.failed ||
+      previous.id !== message.id
+    ) {
       this.renderActions(message);
     }
     this.renderParts(message, previous, env);
+    this.renderMarker(message);
+  }
+
+  /** Under an answer the user stopped: "Stopped"; under a message that could not be sent: "Not sent". */
+  private renderMarker(message: MessageView): void {
+    const stopped = message.role === 'assistant' && message.stopReason === 'aborted' && !message.streaming;
+    const text = message.failed ? 'Not sent' : stopped ? 'Stopped' : null;
+    this.marker.hidden = text === null;
+    this.marker.dataset.kind = message.failed ? 'failed' : stopped ? 'stopped' : '';
+    this.marker.textContent = text ?? '';
   }
 
   private renderParts(message: MessageView, previous: MessageView | null, env: IPartEnv): void {
@@ -58,7 +77,7 @@ class MessageWidget extends Panel {
       if (!widget) {
         widget = partWidget(this.context, part);
         this.parts.insertWidget(i, widget);
-      } else if (previous?.parts[i] === part && !isToolPart(part) && part.type !== 'error') {
+      } else if (previous?.parts[i] === part && previous.streaming === message.streaming && !isToolPart(part) && part.type !== 'error') {
         return;
       }
       widget.render(part, env);
@@ -70,7 +89,13 @@ class MessageWidget extends Panel {
 
   private renderActions(message: MessageView): void {
     const nodes: HTMLElement[] = [h('span', 'jp-PrimeMessage-role', message.role === 'user' ? 'You' : 'Prime')];
-    if (message.role === 'user' && !message.pending) {
+    if (message.failed) {
+      const controller = this.context.controller;
+      nodes.push(
+        button({ label: 'Retry', title: 'Send this message again', className: 'jp-PrimeMessage-retry', onClick: () => void controller.retryFailed(message.key) }),
+        button({ label: 'Edit', title: 'Take this message back into the prompt', className: 'jp-PrimeMessage-edit', onClick: () => controller.editFailed(message.key) })
+      );
+    } else if (message.role === 'user' && !message.pending) {
       nodes.push(
         button({
           label: 'Fork',
@@ -181,6 +206,7 @@ export class MessageList extends Panel {
     }
     const layout = this.layout as PanelLayout;
     const running = state.runId !== null;
+    const fixes = this.context.controller.fixes.byMessage(state);
     wanted.forEach((message, i) => {
       let widget = this.rendered.get(message.key);
       if (!widget) {
@@ -193,7 +219,8 @@ export class MessageList extends Panel {
         this.insertWidget(i + 2, widget);
       }
       const last = this.start + i === state.messages.length - 1 && !running;
-      const env: IPartEnv = { streaming: message.streaming, last, question: id => byTool.get(id) ?? null };
+      const fix = fixes.get(message.key) ?? null;
+      const env: IPartEnv = { streaming: message.streaming, last, question: id => byTool.get(id) ?? null, fix, role: message.role };
       widget.render(message, env, questionKey(message, byTool));
     });
   }

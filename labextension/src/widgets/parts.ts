@@ -8,7 +8,8 @@ import { Panel, Widget } from '@lumino/widgets';
 import type { PartView, ToolView } from '../model';
 import type { Question } from '../protocol';
 import { isReasoningPart, isTextPart, isToolPart } from '../wire';
-import type { IPanelContext } from './context';
+import { decorateCodeBlocks } from './codeactions';
+import type { ICellTarget, IPanelContext } from './context';
 import { button, h } from './dom';
 import { MarkdownView } from './markdown';
 import { ToolCard } from './toolcard';
@@ -21,6 +22,10 @@ export interface IPartEnv {
   /** The message is the newest one and no run goes on (an error there can be retried). */
   readonly last: boolean;
   readonly question: (toolCallId: string) => Question | null;
+  /** Whose message it is: only answers get actions on their code blocks. */
+  readonly role?: 'user' | 'assistant';
+  /** The failing cell this answer explains ("Explain this error"), which its code can replace. */
+  readonly fix?: ICellTarget | null;
 }
 
 export interface IPartWidget extends Widget {
@@ -32,9 +37,23 @@ export interface IPartWidget extends Widget {
 class TextPartWidget extends MarkdownView implements IPartWidget {
   readonly partType = 'text';
 
+  constructor(private readonly context: IPanelContext) {
+    super(context.rendermime);
+  }
+
+  /** The text; once it is final, its code blocks get their actions (copy, insert, run, apply). */
   render(part: PartView, env: IPartEnv): void {
-    if (isTextPart(part)) {
-      this.setText(part.text, env.streaming);
+    if (!isTextPart(part)) {
+      return;
+    }
+    this.setText(part.text, env.streaming);
+    if (!env.streaming && env.role === 'assistant') {
+      const fix = env.fix ?? null;
+      void this.settled().then(() => {
+        if (!this.isDisposed) {
+          decorateCodeBlocks(this.node, this.context, fix);
+        }
+      });
     }
   }
 }
@@ -140,7 +159,7 @@ export function partWidget(context: IPanelContext, part: PartView): IPartWidget 
   }
   switch (part.type) {
     case 'text':
-      return new TextPartWidget(context.rendermime);
+      return new TextPartWidget(context);
     case 'reasoning':
       return new ReasoningWidget(context);
     case 'image':

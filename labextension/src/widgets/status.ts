@@ -34,6 +34,9 @@ export class Banner extends Widget {
       level = 'info';
     } else if (handshake.kind !== 'ok') {
       text = handshake.message;
+    } else if (this.controller.modelsError) {
+      text = `The models cannot be read: ${this.controller.modelsError}. Fix the file, then press Retry.`;
+      level = 'error';
     } else if (this.controller.models && !this.controller.models.models.some(m => m.available !== false)) {
       text = NO_PROVIDER_MESSAGE;
     }
@@ -44,6 +47,8 @@ export class Banner extends Widget {
       const nodes: Node[] = [h('span', 'jp-PrimeBanner-text', text)];
       if (handshake && handshake.kind !== 'ok') {
         nodes.push(button({ label: 'Retry', title: 'Check the server extension again', onClick: () => void this.controller.start() }));
+      } else if (this.controller.modelsError) {
+        nodes.push(button({ label: 'Retry', title: 'Read the models again', onClick: () => void this.controller.refreshModels() }));
       }
       this.node.replaceChildren(...nodes);
     }

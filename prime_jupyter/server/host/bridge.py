@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 
 from prime_jupyter import gc_policy
 from prime_jupyter.ai.models import ThinkingLevel
-from prime_jupyter.ai.registry import ModelRegistry
+from prime_jupyter.ai.registry import ModelRegistry, parse_model_ref
 from prime_jupyter.connection.in_process import InProcessAgentConnection
-from prime_jupyter.errors import SessionNotFoundError
+from prime_jupyter.errors import PrimeError, SessionNotFoundError
 from prime_jupyter.protocol.requests import (
     ChatNewRequest,
     ModelInfo,
@@ -31,7 +31,7 @@ from prime_jupyter.protocol.requests import (
     SessionSummary,
 )
 from prime_jupyter.runtime.agent_session import AgentSession
-from prime_jupyter.runtime.factory import SessionOptions, create_agent_session
+from prime_jupyter.runtime.factory import SessionOptions, create_agent_session, new_session_model
 from prime_jupyter.runtime.session_ops import seed_session, thinking_level
 from prime_jupyter.runtime.views import model_infos
 from prime_jupyter.server.config import BridgeConfig
@@ -270,10 +270,24 @@ class PrimeBridge:
     # --- models ---------------------------------------------------------------------------------
 
     async def models(self, session_id: str | None) -> ModelsResponse:
+        """The models; `current` is the open session's model, or (no session named) the model a new
+        session gets: what the panel's picker names as "Default (provider/id)"."""
         models = await asyncio.to_thread(_model_infos, self.config.agent_dir)
         live = self._live.get(session_id) if session_id else None
-        current = ModelRef(provider=live.session.model.provider, id=live.session.model.id) if live else None
+        if live is not None:
+            current: ModelRef | None = ModelRef(provider=live.session.model.provider, id=live.session.model.id)
+        else:
+            current = await asyncio.to_thread(self._default_model)
         return ModelsResponse(models=models, current=current)
+
+    def _default_model(self) -> ModelRef | None:
+        """What a new session in the root directory would use; a configured default that does not resolve
+        is still named as written (starting a session then says what is wrong with it)."""
+        try:
+            model = new_session_model(self.config.agent_dir, self.config.root_dir, self.config.default_model)
+        except PrimeError:
+            return _as_written(self.config.default_model)
+        return ModelRef(provider=model.provider, id=model.id)
 
     @staticmethod
     async def set_model(live: LiveSession, ref: ModelRef, level: ThinkingLevel | None) -> None:
@@ -281,6 +295,14 @@ class PrimeBridge:
         await live.connection.set_model(ref.provider, ref.id)
         if level is not None:
             await live.connection.set_thinking_level(level)
+
+
+def _as_written(model: str | None) -> ModelRef | None:
+    try:
+        ref = parse_model_ref(model) if model else None
+    except PrimeError:
+        return None
+    return ModelRef(provider=ref.provider, id=ref.model_id) if ref is not None and ref.provider else None
 
 
 def _model_infos(agent_dir: Path) -> list[ModelInfo]:
