@@ -67,7 +67,9 @@ from prime_jupyter.protocol.snapshot import (
 from prime_jupyter.protocol.version import (
     CAP_CONNECTION,
     CAP_EXPORT_IPYNB,
+    CAP_KERNEL_CONTROL,
     CAP_SEED_MESSAGES,
+    CAP_TREE_EDITS,
     PROTOCOL_VERSION,
     SCHEMA_REVISION,
     is_compatible,
@@ -280,6 +282,27 @@ class HttpAgentConnection:
         if fmt == "ipynb":  # an older server would refuse the format with a validation error
             require_capability(CAP_EXPORT_IPYNB, self.capabilities, "export.ipynb", self._server_name())
         return await self._ask(c.ExportCommand(format=fmt, path=path), ExportResult)
+
+    # --- the session tree and the kernel (the terminal app's /tree, /clone and /kernel) -------------
+
+    async def set_label(self, entry_id: str, label: str | None) -> None:
+        require_capability(CAP_TREE_EDITS, self.capabilities, "set_label", self._server_name())
+        await self._ask(c.SetLabelCommand(entry_id=entry_id, label=label), OkResult)
+
+    async def clone(self, after_replace: AfterReplace | None = None) -> ReplacedResult:
+        require_capability(CAP_TREE_EDITS, self.capabilities, "clone", self._server_name())
+        result = await self._ask(c.CloneSessionCommand(), ReplacedResult)
+        return await self._replace(result, after_replace)
+
+    async def interrupt_kernel(self) -> None:
+        require_capability(CAP_KERNEL_CONTROL, self.capabilities, "interrupt_kernel", self._server_name())
+        await self._ask(c.InterruptKernelCommand(), OkResult)
+
+    async def restart_kernel(self) -> None:
+        require_capability(CAP_KERNEL_CONTROL, self.capabilities, "restart_kernel", self._server_name())
+        await self._ask(c.RestartKernelCommand(), OkResult)
+
+    # --- questions ------------------------------------------------------------------------------
 
     async def answer_question(self, question_id: str, answer: QuestionAnswer | None) -> bool:
         """False when the question is no longer pending (answered, timed out, or its session gone)."""

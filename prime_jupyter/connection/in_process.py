@@ -57,7 +57,13 @@ from prime_jupyter.runtime.library import (
     open_manager,
     rename_saved,
 )
-from prime_jupyter.runtime.session_ops import export_target, fork_transcript, parse_thinking_level, seed_transcript
+from prime_jupyter.runtime.session_ops import (
+    clone_transcript,
+    export_target,
+    fork_transcript,
+    parse_thinking_level,
+    seed_transcript,
+)
 from prime_jupyter.runtime.tool_set import AnyTool
 from prime_jupyter.runtime.views import (
     branch_messages,
@@ -69,6 +75,7 @@ from prime_jupyter.runtime.views import (
 
 if TYPE_CHECKING:
     from prime_jupyter.kernel.ops import KernelLauncher  # the kernel package is heavy: types only
+    from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
     from prime_jupyter.protocol.requests import ModelsResponse, SeedMessage
 
 __all__ = ["InProcessAgentConnection", "LocalTarget"]
@@ -295,6 +302,33 @@ class InProcessAgentConnection:
             export_session, self.session.manager, fmt, export_target(self.session.cwd, path)
         )
         return ExportResult(path=str(target), format=fmt)
+
+    # --- the session tree and the kernel (the terminal app's /tree, /clone and /kernel) -------------
+
+    async def set_label(self, entry_id: str, label: str | None) -> None:
+        self.session.manager.append_label(entry_id, label.strip() if label else None)
+
+    async def clone(self, after_replace: AfterReplace | None = None) -> ReplacedResult:
+        cloned = clone_transcript(self.session, self._sessions_dir())
+        return await self._replace(cloned.manager, after_replace)
+
+    async def interrupt_kernel(self) -> None:
+        kernel = self._kernel()
+        if not await kernel.interrupt():
+            raise SessionError(f"the kernel is {kernel.state}: there is nothing running to interrupt")
+
+    async def restart_kernel(self) -> None:
+        from prime_jupyter.kernel.provisioner import LOST_STATE  # kernel code: imported on use
+
+        await self._kernel().restart(f"The user restarted the kernel: {LOST_STATE}.")
+
+    def _kernel(self) -> IpythonKernelProvisioner:
+        kernel = self.session.kernel
+        if kernel is None:
+            raise SessionError("this session has no kernel (the ipython tool is not among its tools)")
+        return kernel
+
+    # --- questions ------------------------------------------------------------------------------
 
     async def answer_question(self, question_id: str, answer: QuestionAnswer | None) -> bool:
         return self.session.ui.answer(question_id, answer)
