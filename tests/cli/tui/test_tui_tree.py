@@ -9,118 +9,24 @@ from __future__ import annotations
 import io
 
 import pytest
-from prime_jupyter.cli.tui.app import PrimeApp
+from nav_kit import (
+    fork_from_the_tree,
+    label_and_filter,
+    open_tree_at,
+    switch_and_continue,
+    tree,
+    two_turns,
+    user_messages,
+)
 from prime_jupyter.cli.tui.screens.fork_picker import ForkPicker
 from prime_jupyter.cli.tui.screens.hotkeys import HotkeysScreen
-from prime_jupyter.cli.tui.screens.tree import TreeScreen
 from prime_jupyter.cli.tui.widgets.editor import PromptEditor
-from prime_jupyter.cli.tui.widgets.message import UserMessageView
 from rich.console import Console
-from textual.pilot import Pilot
 from textual.widgets import Static
 from tui_kit import SIZE, answers, app_on, until
 
-from prime_jupyter.connection.base import AgentConnection
 from prime_jupyter.connection.in_process import InProcessAgentConnection
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text
-
-
-def tree(app: PrimeApp) -> TreeScreen | None:
-    return app.screen if isinstance(app.screen, TreeScreen) else None
-
-
-def user_messages(app: PrimeApp) -> list[str]:
-    return [str(view.content) for view in app.screen.query(UserMessageView)]
-
-
-def highlighted_preview(app: PrimeApp) -> str | None:
-    screen = tree(app)
-    row = screen.highlighted() if screen is not None else None
-    return row.node.preview if row is not None else None
-
-
-async def two_turns(pilot: Pilot[None], llm: ScriptedLLMServer) -> None:
-    """first → a1, second → a2, through the editor."""
-    llm.enqueue(ScriptedTurn(blocks=[Text(text="a1")]), ScriptedTurn(blocks=[Text(text="a2")]))
-    for text, answer in (("first", "a1"), ("second", "a2")):
-        await pilot.press(*text, "enter")
-        await until(pilot, lambda answer=answer: answer in answers(pilot.app))  # type: ignore[misc]
-    await until(pilot, lambda: not pilot.app.screen.feed.running)  # type: ignore[attr-defined]
-
-
-async def open_tree_at(pilot: Pilot[None], preview: str, opener: tuple[str, ...] = ("/tree", "enter")) -> TreeScreen:
-    """Open the tree (typing `/tree`, or with the keys given) and move the cursor up to the row `preview`."""
-    app = pilot.app
-    assert isinstance(app, PrimeApp)
-    for key in opener:
-        await (pilot.press(*key) if key.startswith("/") else pilot.press(key))
-    await until(pilot, lambda: tree(app) is not None and bool(tree(app).rows))  # type: ignore[union-attr]
-    screen = tree(app)
-    assert screen is not None
-    for _ in range(len(screen.rows)):
-        if highlighted_preview(app) == preview:
-            return screen
-        await pilot.press("up")
-    raise AssertionError(f"no row {preview!r} in {[row.node.preview for row in screen.rows]}")
-
-
-async def switch_and_continue(pilot: Pilot[None], connection: AgentConnection, llm: ScriptedLLMServer) -> None:
-    """Switch back to a1 from the tree, continue on a new branch there, then switch back to the old one."""
-    app = pilot.app
-    assert isinstance(app, PrimeApp)
-    await two_turns(pilot, llm)
-    await open_tree_at(pilot, "a1")
-    await pilot.press("enter")
-    await until(pilot, lambda: tree(app) is None and user_messages(app) == ["first"])
-    assert "a2" not in answers(app)
-    llm.enqueue(ScriptedTurn(blocks=[Text(text="b2")]))
-    await pilot.press(*"another way", "enter")
-    await until(pilot, lambda: "b2" in answers(app))
-    assert user_messages(app) == ["first", "another way"]
-    sent = str(llm.requests[-1].body["messages"])
-    assert "first" in sent and "another way" in sent and "second" not in sent  # the model saw the new branch
-    view = await connection.get_session_view()
-    a1 = next(node for node in view.nodes if node.preview == "a1")
-    assert len([node for node in view.nodes if node.parent_id == a1.id]) == 2  # a branch point now
-    screen = await open_tree_at(pilot, "a2")
-    assert any(row.branches == 2 for row in screen.rows)
-    await pilot.press("enter")
-    await until(pilot, lambda: user_messages(app) == ["first", "second"] and "a2" in answers(app))
-
-
-async def fork_from_the_tree(pilot: Pilot[None], connection: AgentConnection, llm: ScriptedLLMServer) -> None:
-    app = pilot.app
-    assert isinstance(app, PrimeApp)
-    await two_turns(pilot, llm)
-    source = (await connection.get_state()).session_id
-    await open_tree_at(pilot, "second")
-    await pilot.press("f")
-    editor = app.screen.query_one(PromptEditor)
-    await until(pilot, lambda: tree(app) is None and editor.text == "second" and user_messages(app) == ["first"])
-    state = await connection.get_state()
-    assert state.session_id != source and state.message_count == 2
-
-
-async def label_and_filter(pilot: Pilot[None], connection: AgentConnection, llm: ScriptedLLMServer) -> None:
-    app = pilot.app
-    assert isinstance(app, PrimeApp)
-    await two_turns(pilot, llm)
-    first = await open_tree_at(pilot, "first")
-    await pilot.press("l", *"the start", "enter")
-    await until(pilot, lambda: tree(app) not in (None, first))  # opened again, on the same row
-    screen = tree(app)
-    assert screen is not None and highlighted_preview(app) == "first"
-    assert [row.node.label for row in screen.rows if row.node.preview == "first"] == ["the start"]
-    labels = {node.preview: node.label for node in (await connection.get_session_view()).nodes if node.label}
-    assert labels == {"first": "the start"}
-    await pilot.press("b")
-    assert [row.node.preview for row in screen.rows] == ["first"]
-    await pilot.press("u")
-    assert [row.node.preview for row in screen.rows] == ["first", "second"]
-    await pilot.press("u")
-    assert [row.node.preview for row in screen.rows] == ["first", "a1", "second", "a2"]
-    await pilot.press("escape")
-    await until(pilot, lambda: tree(app) is None)
 
 
 @pytest.mark.asyncio
