@@ -20,6 +20,7 @@ from prime_jupyter.protocol.snapshot import SessionView
 __all__ = ["TreeFilter", "TreeRow", "active_path", "tree_rows", "visible_anchor"]
 
 TreeFilter = Literal["all", "user", "labelled"]
+Starts = Literal["", "branch", "last branch"]
 
 _CONVERSATION = frozenset({"message", "compaction", "branch_summary"})
 
@@ -35,6 +36,8 @@ class TreeRow:
     """On the active branch (root → leaf)."""
     current: bool
     """The shown entry the session is at (the leaf, or its nearest shown ancestor)."""
+    starts: Starts = ""
+    """A child of a branch point starts a branch (the last one of them, the last branch)."""
 
 
 def _shown(node: TreeNode, view_filter: TreeFilter) -> bool:
@@ -86,16 +89,24 @@ def tree_rows(
     path = set(active_path(view))
     current = anchor.get(view.leaf_id) if view.leaf_id is not None else None
     rows: list[TreeRow] = []
-    stack: list[tuple[TreeNode, int]] = [(node, 0) for node in reversed(children.get(None, []))]
-    if len(children.get(None, [])) > 1:
-        stack = [(node, 1) for node, _ in stack]
+    stack: list[tuple[TreeNode, int, Starts]] = []
+    _push(stack, children.get(None, []), -1)
     while stack:
-        node, depth = stack.pop()
+        node, depth, starts = stack.pop()
         kids = children.get(node.id, [])
         is_folded = node.id in folded and len(kids) > 1
-        rows.append(TreeRow(node, depth, len(kids), is_folded, node.id in path, node.id == current))
-        if is_folded:
-            continue
-        step = 1 if len(kids) > 1 else 0
-        stack.extend((kid, depth + step) for kid in reversed(kids))
+        rows.append(TreeRow(node, depth, len(kids), is_folded, node.id in path, node.id == current, starts))
+        if not is_folded:
+            _push(stack, kids, depth)
     return rows
+
+
+def _push(stack: list[tuple[TreeNode, int, Starts]], kids: list[TreeNode], depth: int) -> None:
+    """Put `kids` of an entry at `depth` on the stack, the first on top: one continues the chain at the
+    same depth, several start branches one step deeper."""
+    if len(kids) <= 1:
+        stack.extend((kid, max(depth, 0), "") for kid in kids)
+        return
+    branch: list[Starts] = ["branch"]
+    starts = branch * (len(kids) - 1) + ["last branch"]
+    stack.extend((kid, depth + 1, start) for kid, start in reversed(list(zip(kids, starts, strict=True))))

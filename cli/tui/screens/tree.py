@@ -82,7 +82,7 @@ class TreeScreen(ModalScreen[TreeChoice | None]):
             yield OptionList(id="tree-rows")
             yield Input(placeholder="label, then Enter (empty clears it)", id="tree-label")
             yield Static(
-                "Enter switches · s with a summary · f forks · l labels · u user · b labelled · ←→ fold · Esc closes",
+                "Enter switch · s with a summary · f fork · l label · u / b filter · ← → fold · Esc close",
                 classes="hint",
             )
 
@@ -183,7 +183,8 @@ def _is_user(row: TreeRow) -> bool:
 def _row_text(row: TreeRow) -> Text:
     node = row.node
     text = Text(no_wrap=True, overflow="ellipsis")
-    text.append("  " * row.depth)
+    glyph = {"branch": "├─", "last branch": "└─"}.get(row.starts, "  ")
+    text.append("  " * max(row.depth - 1, 0) + (glyph if row.depth else ""), style="dim")
     text.append("▸ " if row.folded else "▾ " if row.branches > 1 else "  ", style="cyan")
     text.append("● " if row.current else "• " if row.on_path else "  ", style="green" if row.on_path else "")
     kind, style = _KINDS.get(node.role or "", (_TYPES.get(node.type, node.type), "italic"))
