@@ -33,7 +33,14 @@ from prime_jupyter.connection.types import (
     SessionReplaced,
 )
 from prime_jupyter.errors import SessionError
-from prime_jupyter.protocol.common import CompactResult, ExportFormat, ExportResult, ModelRef, session_name
+from prime_jupyter.protocol.common import (
+    CompactResult,
+    ExportFormat,
+    ExportResult,
+    ModelRef,
+    entry_label,
+    session_name,
+)
 from prime_jupyter.protocol.events import SessionEvent
 from prime_jupyter.protocol.questions import QuestionAnswer
 from prime_jupyter.protocol.snapshot import (
@@ -306,7 +313,7 @@ class InProcessAgentConnection:
     # --- the session tree and the kernel (the terminal app's /tree, /clone and /kernel) -------------
 
     async def set_label(self, entry_id: str, label: str | None) -> None:
-        self.session.manager.append_label(entry_id, label.strip() if label else None)
+        self.session.manager.append_label(entry_id, entry_label(label))  # the rules of the command over HTTP
 
     async def clone(self, after_replace: AfterReplace | None = None) -> ReplacedResult:
         cloned = clone_transcript(self.session, self._sessions_dir())

@@ -14,7 +14,7 @@ from typing import Annotated, Literal, TypeAlias
 from pydantic import Field
 
 from prime_jupyter.ai.types import ImageContent
-from prime_jupyter.protocol.common import ExportFormat, SessionName
+from prime_jupyter.protocol.common import EntryLabel, ExportFormat, SessionName
 from prime_jupyter.protocol.questions import QuestionAnswer
 from prime_jupyter.protocol.requests import SeedMessage
 from prime_jupyter.protocol.wire import WireModel
@@ -177,7 +177,7 @@ class SetLabelCommand(_Command):
 
     type: Literal["set_label"] = "set_label"
     entry_id: str
-    label: str | None = None
+    label: EntryLabel | None = None
 
 
 class CloneSessionCommand(_Command):

@@ -101,7 +101,7 @@ SCHEMA_FINGERPRINTS: dict[int, str] = {
     2: "ad9eb10a0914",
     3: "5a2561ffe19c",
     4: "ac14123ed50f",
-    5: "52638125c6fb",
+    5: "c7d5f3a83ef6",
 }
 """`schema.schema_fingerprint()` of each revision's exported schema."""
 

@@ -147,7 +147,9 @@ async def test_a_label_is_kept_in_the_transcript_and_a_clone_copies_the_branch(
     await connection.prompt("first")
     await connection.wait_for_idle()
     first_id = (await connection.get_messages()).entry_ids[0]
-    await connection.set_label(first_id, "  the start ")
+    await connection.set_label(first_id, "  the\n start ")
+    with pytest.raises(ValueError, match="at most 200"):  # over HTTP too: the command refuses it before sending
+        await connection.set_label(first_id, "x" * 201)
     labels = {node.id: node.label for node in (await connection.get_session_view()).nodes}
     assert labels[first_id] == "the start"
     source = (await connection.get_state()).session_id
