@@ -245,12 +245,13 @@ async def _kernel_text(chat: ChatScreen, connection: AgentConnection) -> str:
         return "This session has no kernel (the ipython tool is not among its tools)."
     if state.kernel_id is None:
         return f"The kernel is {state.kernel_state}; it has no id yet."
-    if not chat.attached:
-        return f"The kernel is {state.kernel_state}, id {state.kernel_id}, in this process."
+    console = f"`jupyter console --existing kernel-{state.kernel_id}.json`"
+    if not chat.attached:  # a kernel of this process's own manager: its connection file is in Jupyter's runtime dir
+        return f"The kernel is {state.kernel_state}, id {state.kernel_id}, started here; {console} opens a console."
     return (
         f"The kernel is {state.kernel_state}, id {state.kernel_id}, in the Jupyter server. Open a console on it:"
-        f" `jupyter console --existing kernel-{state.kernel_id}.json` on the server's machine, or a JupyterLab"
-        " console connected to this kernel (its kernel picker lists the server's running kernels)."
+        f" {console} on the server's machine, or a JupyterLab console connected to this kernel (its kernel"
+        " picker lists the server's running kernels)."
     )
 
 

@@ -113,6 +113,7 @@ async def test_attached_kernel_shows_its_id_interrupts_and_restarts(
             await pilot.press(*"/kernel", "enter")
             hint = f"jupyter console --existing kernel-{kernel_id}.json"
             await until(pilot, lambda: any(hint in text for text in notices(app)))
+            assert (server.runtime_dir / f"kernel-{kernel_id}.json").is_file()  # what the hint opens
             await restart_loses_the_variables(pilot, llm)
             assert (await connection.get_state()).kernel_state == "idle"
     finally:
