@@ -84,6 +84,23 @@ async def switch_and_continue(pilot: Pilot[None], connection: AgentConnection, l
     await until(pilot, lambda: user_messages(app) == ["first", "second"] and "a2" in answers(app))
 
 
+async def switch_with_a_summary(pilot: Pilot[None], connection: AgentConnection, llm: ScriptedLLMServer) -> None:
+    """Switch back to a1 with `s`: a summary of the branch given up is left there, and shown in line."""
+    app = pilot.app
+    assert isinstance(app, PrimeApp)
+    await two_turns(pilot, llm)
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="They asked a second question.")]))
+    await open_tree_at(pilot, "a1")
+    await pilot.press("s")
+    await until(pilot, lambda: tree(app) is None and "a2" not in answers(app))
+    shown = user_messages(app)
+    assert shown[0] == "first" and "They asked a second question." in shown[1]
+    view = await connection.get_session_view()
+    summaries = [node for node in view.nodes if node.type == "branch_summary"]
+    assert len(summaries) == 1 and summaries[0].id == view.leaf_id
+    assert "They asked a second question." in str(summaries[0].preview)
+
+
 async def fork_from_the_tree(pilot: Pilot[None], connection: AgentConnection, llm: ScriptedLLMServer) -> None:
     app = pilot.app
     assert isinstance(app, PrimeApp)

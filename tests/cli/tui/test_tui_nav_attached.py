@@ -19,6 +19,7 @@ from nav_kit import (
     notices,
     restart_loses_the_variables,
     switch_and_continue,
+    switch_with_a_summary,
     two_turns,
     user_messages,
 )
@@ -54,11 +55,16 @@ async def attach(server: JupyterProcess) -> AgentConnection:
 
 
 @pytest.mark.asyncio
-async def test_attached_tree_switches_branch_and_continues(server: JupyterProcess, llm: ScriptedLLMServer) -> None:
+async def test_attached_tree_switches_branch_continues_and_summarises(
+    server: JupyterProcess, llm: ScriptedLLMServer
+) -> None:
     connection = await attach(server)
     try:
         async with app_on(connection, attached=True).run_test(size=SIZE) as pilot:
             await switch_and_continue(pilot, connection, llm)
+            await pilot.press(*"/new", "enter")
+            await until(pilot, lambda: not user_messages(pilot.app))  # type: ignore[arg-type]
+            await switch_with_a_summary(pilot, connection, llm)
     finally:
         await connection.dispose()
 

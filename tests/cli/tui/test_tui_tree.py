@@ -14,6 +14,7 @@ from nav_kit import (
     label_and_filter,
     open_tree_at,
     switch_and_continue,
+    switch_with_a_summary,
     tree,
     two_turns,
     user_messages,
@@ -26,7 +27,7 @@ from textual.widgets import Static
 from tui_kit import SIZE, answers, app_on, until
 
 from prime_jupyter.connection.in_process import InProcessAgentConnection
-from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text
+from prime_jupyter.testing import ScriptedLLMServer
 
 
 @pytest.mark.asyncio
@@ -73,17 +74,7 @@ async def test_switching_with_a_summary_leaves_one_of_the_branch_given_up(
 ) -> None:
     app = app_on(connection)
     async with app.run_test(size=SIZE) as pilot:
-        await two_turns(pilot, llm)
-        llm.enqueue(ScriptedTurn(blocks=[Text(text="They asked a second question.")]))
-        await open_tree_at(pilot, "a1")
-        await pilot.press("s")
-        await until(pilot, lambda: tree(app) is None and "a2" not in answers(app))
-        shown = user_messages(app)
-        assert shown[0] == "first" and "They asked a second question." in shown[1]  # the summary, in line
-        view = await connection.get_session_view()
-        summaries = [node for node in view.nodes if node.type == "branch_summary"]
-        assert len(summaries) == 1 and summaries[0].id == view.leaf_id
-        assert "They asked a second question." in str(summaries[0].preview)
+        await switch_with_a_summary(pilot, connection, llm)
 
 
 @pytest.mark.asyncio
