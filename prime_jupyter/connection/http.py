@@ -8,11 +8,12 @@ session's events (SSE), decodes them (`EventDecoder`) and hands them to subscrib
 `SessionEventReceived`, reconnecting from its cursor when the stream drops (`ConnectionStatus`) and
 re-attaching when the server asks for a resync (`SessionReplaced` with the fresh snapshot).
 
-New, switch and fork do not replace the session inside the server (it keeps running for its other
+New, switch, fork and clone do not replace the session inside the server (it keeps running for its other
 clients): the server creates or opens the other session beside it, and this connection follows that
 one instead, emits `SessionReplaced`, then runs `after_replace`. Process-local members (extensions,
 the abort signal, the synchronous system prompt) raise `AgentConnectionUnsupportedError`, and so do
-features the server does not advertise (`new_session.seed_messages`), before anything is sent.
+features the server does not advertise (`new_session.seed_messages`, labels and clones, kernel control),
+before anything is sent.
 Closing the connection leaves the session running in the server.
 
 This module must not import `prime_jupyter.runtime` (tests/test_layers.py keeps the layers apart).

@@ -1,6 +1,6 @@
 """`InProcessAgentConnection`: the seam over a session running in this process.
 
-It owns one live `AgentSession` at a time; new, switch and fork replace it (the old one is disposed,
+It owns one live `AgentSession` at a time; new, switch, fork and clone replace it (the old one is disposed,
 its kernel shut down), re-point the subscription, emit `SessionReplaced`, and only then run the
 caller's `after_replace` hook.
 """
