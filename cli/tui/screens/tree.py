@@ -18,12 +18,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets import Input, Label, Static
 
 from prime_jupyter.protocol.snapshot import SessionView
 
 from ..tree_rows import TreeFilter, TreeRow, tree_rows, visible_anchor
+from ..widgets.row_list import RowList
 
 __all__ = ["TreeChoice", "TreeScreen", "TreeState"]
 
@@ -65,7 +65,7 @@ class TreeScreen(ModalScreen[TreeChoice | None]):
         Binding("b", "filter('labelled')", "only labelled entries (again: everything)"),
     ]
     KEY_NOTES: ClassVar[tuple[tuple[str, str], ...]] = (
-        ("↑ / ↓", "move (the option list's keys)"),
+        ("↑ / ↓, PgUp / PgDn, Home / End", "move (the row list's keys)"),
         ("Enter", "switch here (a user message: to just before it, its text back in the editor)"),
     )
 
@@ -79,7 +79,7 @@ class TreeScreen(ModalScreen[TreeChoice | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog tree"):
             yield Label("Session tree", classes="dialog-title", id="tree-title")
-            yield OptionList(id="tree-rows")
+            yield RowList(id="tree-rows")
             yield Input(placeholder="label, then Enter (empty clears it)", id="tree-label")
             yield Static(
                 "Enter switch · s with a summary · f fork · l label · u / b filter · ← → fold · Esc close",
@@ -95,41 +95,39 @@ class TreeScreen(ModalScreen[TreeChoice | None]):
     def _fill(self) -> None:
         state = self.state
         self.rows = tree_rows(self.view, state.filter, state.folded)
-        choices = self.query_one("#tree-rows", OptionList)
-        choices.clear_options()
-        choices.add_options([Option(_row_text(row), id=row.node.id) for row in self.rows])
         title = "Session tree" + (f" ({_FILTERS[state.filter]})" if state.filter != "all" else "")
         self.query_one("#tree-title", Label).update(title)
         at = visible_anchor(self.view, state.at or self.view.leaf_id, state.filter)
         index = next((i for i, row in enumerate(self.rows) if row.node.id == at), len(self.rows) - 1)
-        if self.rows:
-            choices.highlighted = index
-            choices.scroll_to_highlight()
+        choices = self.query_one("#tree-rows", RowList)
+        rows = self.rows
+        choices.set_rows(len(rows), lambda i: _row_text(rows[i]), index)
         choices.focus()
 
     def highlighted(self) -> TreeRow | None:
-        choices = self.query_one("#tree-rows", OptionList)
-        if choices.highlighted is None or not self.rows:
+        if not self.rows:
             return None
-        return self.rows[choices.highlighted]
+        return self.rows[self.query_one("#tree-rows", RowList).cursor]
 
-    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        self.state = replace(self.state, at=event.option.id)
+    def _here(self) -> TreeState:
+        """The state, with the highlighted entry as where to reopen."""
+        row = self.highlighted()
+        return replace(self.state, at=row.node.id) if row is not None else self.state
 
     # --- actions --------------------------------------------------------------------------------
 
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+    def on_row_list_selected(self, event: RowList.Selected) -> None:
         self.action_switch(False)
 
     def action_switch(self, summarize: bool) -> None:
         row = self.highlighted()
         if row is not None:
-            self.dismiss(TreeChoice("switch", row.node.id, self.state, summarize, user_message=_is_user(row)))
+            self.dismiss(TreeChoice("switch", row.node.id, self._here(), summarize, user_message=_is_user(row)))
 
     def action_fork(self) -> None:
         row = self.highlighted()
         if row is not None:
-            self.dismiss(TreeChoice("fork", row.node.id, self.state, user_message=_is_user(row)))
+            self.dismiss(TreeChoice("fork", row.node.id, self._here(), user_message=_is_user(row)))
 
     def action_fold(self) -> None:
         row = self.highlighted()
@@ -145,7 +143,7 @@ class TreeScreen(ModalScreen[TreeChoice | None]):
 
     def action_filter(self, view_filter: TreeFilter) -> None:
         chosen: TreeFilter = "all" if self.state.filter == view_filter else view_filter
-        self.state = replace(self.state, filter=chosen)
+        self.state = replace(self._here(), filter=chosen)
         self._fill()
 
     def action_label(self) -> None:
@@ -161,13 +159,13 @@ class TreeScreen(ModalScreen[TreeChoice | None]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if self._labelling is not None:
             label = event.value.strip() or None
-            self.dismiss(TreeChoice("label", self._labelling, self.state, label=label))
+            self.dismiss(TreeChoice("label", self._labelling, self._here(), label=label))
 
     def action_close(self) -> None:
         if self._labelling is not None:
             self._labelling = None
             self.query_one("#tree-label", Input).display = False
-            self.query_one("#tree-rows", OptionList).focus()
+            self.query_one("#tree-rows", RowList).focus()
             return
         self.dismiss(None)
 
