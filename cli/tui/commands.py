@@ -1,4 +1,9 @@
-"""The slash commands: their names, what they do, and how each one runs on the chat screen.
+"""The slash commands: which there are, and how each one runs on the chat screen.
+
+The commands are the session's (`extensions.BUILTIN_COMMANDS`; in process the connection's command
+registry, with its descriptions) and the app's own (`APP_COMMANDS`). Each has a handler here
+(`SESSION_HANDLERS` need the connection, `APP_HANDLERS` do not); `tests/cli/tui/test_command_list.py`
+fails when a command is advertised without a handler, or handled without being advertised.
 
 Commands run in a worker of the chat screen, so a picker can be awaited (`push_screen_wait`). Errors the
 connection raises for a command (`PrimeError`, a refused value) become a notice, never a crash.
@@ -6,13 +11,19 @@ connection raises for a command (`PrimeError`, a refused value) become a notice,
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Literal, cast
 
+from prime_jupyter.connection.extensions import BUILTIN_COMMANDS, CommandInfo
+from prime_jupyter.connection.types import AgentConnectionUnsupportedError
 from prime_jupyter.errors import PrimeError
 from prime_jupyter.protocol.common import ModelRef
 from prime_jupyter.protocol.view import TextView
 
+from . import navigation
+from .keys import KeySection, key_sections
 from .screens.help import HelpScreen
+from .screens.hotkeys import HotkeysScreen
 from .screens.model_picker import ModelChoice, ModelPicker
 from .screens.session_picker import SessionPicker
 
@@ -21,23 +32,28 @@ if TYPE_CHECKING:
 
     from .screens.chat import ChatScreen
 
-__all__ = ["COMMANDS", "resolve", "run_command", "take_back"]
+__all__ = ["APP_COMMANDS", "APP_HANDLERS", "SESSION_HANDLERS", "command_list", "resolve", "run_command", "take_back"]
 
-COMMANDS: tuple[tuple[str, str], ...] = (
-    ("model", "pick a model, or /model provider/id"),
-    ("thinking", "set the thinking level, e.g. /thinking high (Shift+Tab cycles)"),
-    ("new", "start a new session"),
-    ("resume", "open another session"),
-    ("name", "name this session: /name NAME"),
-    ("compact", "summarise the conversation to free context: /compact [instructions]"),
-    ("export", "write the session to a file: /export [html|jsonl|ipynb]"),
-    ("session", "this session's id, file, tokens and cost"),
-    ("copy", "copy the last answer to the clipboard"),
-    ("kernel", "the agent's kernel: its state and id"),
-    ("theme", "switch between the dark and light look, or name a Textual theme"),
-    ("help", "commands and keys"),
-    ("quit", "leave (an attached session keeps running in its server)"),
+APP_COMMANDS: tuple[CommandInfo, ...] = (
+    CommandInfo("theme", "switch between the dark and light look, or name a Textual theme", "[dark|light]", "app"),
 )
+"""The terminal app's own commands, besides the session's."""
+
+SessionHandler = Callable[["ChatScreen", "AgentConnection", str], Awaitable[None]]
+AppHandler = Callable[["ChatScreen", str], Awaitable[None]]
+
+
+def command_list(connection: AgentConnection | None) -> list[CommandInfo]:
+    """What the menu and `/help` offer: the connection's commands that have a handler here (in process,
+    its registry; over HTTP, where the registry does not reach, the built-in ones), then the app's."""
+    commands: list[CommandInfo] = list(BUILTIN_COMMANDS)
+    if connection is not None:
+        try:
+            commands = connection.extensions.commands()
+        except AgentConnectionUnsupportedError:
+            pass
+    handled = [c for c in commands if c.name in SESSION_HANDLERS or c.name in APP_HANDLERS]
+    return [*handled, *APP_COMMANDS]
 
 
 def resolve(word: str, names: list[str]) -> str | None:
@@ -49,60 +65,138 @@ def resolve(word: str, names: list[str]) -> str | None:
 
 
 async def run_command(chat: ChatScreen, name: str, arg: str) -> None:
+    app_handler = APP_HANDLERS.get(name)
+    if app_handler is not None:
+        await app_handler(chat, arg)
+        return
+    handler = SESSION_HANDLERS[name]
     connection = chat.connection
-    if name == "help":
-        await chat.app.push_screen_wait(HelpScreen(chat.commands()))
-        return
-    if name == "quit":
-        chat.app.exit()
-        return
-    if name == "theme":
-        _theme(chat, arg)
-        return
     if connection is None:
         chat.notify("Still connecting to the session…", severity="warning")
         return
     try:
-        await _run(chat, connection, name, arg)
+        await handler(chat, connection, arg)
     except (PrimeError, ValueError) as exc:
         await chat.conversation.add_line(f"/{name}: {exc}", "error")
     chat.refresh_footer()
 
 
-async def _run(chat: ChatScreen, connection: AgentConnection, name: str, arg: str) -> None:
-    if name == "model":
-        await _model(chat, connection, arg)
-    elif name == "thinking":
-        await _thinking(chat, connection, arg)
-    elif name == "new":
-        await connection.new_session()
-    elif name == "resume":
-        await _resume(chat, connection)
-    elif name == "name":
-        if not arg:
-            raise ValueError("give the name: /name my analysis")
-        await connection.rename_session(arg)
-    elif name == "compact":
-        await connection.compact(arg or None)  # the session's compaction events say how it went
-    elif name == "export":
-        fmt = cast(Literal["html", "jsonl", "ipynb"], arg or "html")
-        if fmt not in ("html", "jsonl", "ipynb"):
-            raise ValueError("the format is html, jsonl or ipynb (a notebook)")
-        exported = await connection.export(fmt)
-        await chat.conversation.add_line(f"Exported to {exported.path}")
-    elif name == "copy":
-        text = _last_answer(chat)
-        if text is None:
-            raise ValueError("there is no answer to copy yet")
-        chat.app.copy_to_clipboard(text)
-        chat.notify("Copied the last answer.")
-    elif name == "kernel":
-        await chat.conversation.add_line(await _kernel_text(chat, connection, arg))
-    elif name == "session":
-        await chat.conversation.add_line(await _session_text(connection))
+# --- the app's own --------------------------------------------------------------------------------
 
 
-async def _resume(chat: ChatScreen, connection: AgentConnection) -> None:
+def key_help(chat: ChatScreen) -> list[KeySection]:
+    """Every key, from the bindings of the classes that run them."""
+    from .screens.fork_picker import ForkPicker
+    from .screens.question import QuestionDialog
+    from .screens.tree import TreeScreen
+    from .widgets.editor import PromptEditor
+    from .widgets.tool_card import ToolCard
+
+    return key_sections(
+        [
+            ("Anywhere", type(chat.app)),
+            ("Chat", type(chat)),
+            ("Editor", PromptEditor),
+            ("Tool card (focused)", ToolCard),
+            ("Session tree (/tree)", TreeScreen),
+            ("Session picker (/resume)", SessionPicker),
+            ("Model and fork pickers (/model, /fork)", ForkPicker),
+            ("Question dialog", QuestionDialog),
+        ]
+    )
+
+
+async def _help(chat: ChatScreen, arg: str) -> None:
+    await chat.app.push_screen_wait(HelpScreen(chat.commands(), key_help(chat)))
+
+
+async def _hotkeys(chat: ChatScreen, arg: str) -> None:
+    await chat.app.push_screen_wait(HotkeysScreen(key_help(chat)))
+
+
+async def _quit(chat: ChatScreen, arg: str) -> None:
+    chat.app.exit()
+
+
+async def _theme(chat: ChatScreen, arg: str) -> None:
+    app = chat.app
+    named = {"dark": "textual-dark", "light": "textual-light"}.get(arg, arg)
+    if not named:
+        named = "textual-light" if app.current_theme.dark else "textual-dark"
+    if named not in app.available_themes:
+        chat.notify(f"No theme '{arg}': try dark, light or one of {', '.join(sorted(app.available_themes))}")
+        return
+    app.theme = named
+
+
+APP_HANDLERS: dict[str, AppHandler] = {"help": _help, "hotkeys": _hotkeys, "quit": _quit, "theme": _theme}
+
+
+# --- the session's --------------------------------------------------------------------------------
+
+
+async def _new(chat: ChatScreen, connection: AgentConnection, arg: str) -> None:
+    await connection.new_session()
+
+
+async def _name(chat: ChatScreen, connection: AgentConnection, arg: str) -> None:
+    if not arg:
+        raise ValueError("give the name: /name my analysis")
+    await connection.rename_session(arg)
+
+
+async def _compact(chat: ChatScreen, connection: AgentConnection, arg: str) -> None:
+    await connection.compact(arg or None)  # the session's compaction events say how it went
+
+
+async def _export(chat: ChatScreen, connection: AgentConnection, arg: str) -> None:
+    fmt = cast(Literal["html", "jsonl", "ipynb"], arg or "html")
+    if fmt not in ("html", "jsonl", "ipynb"):
+        raise ValueError("the format is html, jsonl or ipynb (a notebook)")
+    exported = await connection.export(fmt)
+    await chat.conversation.add_line(f"Exported to {exported.path}")
+
+
+async def _copy(chat: ChatScreen, connection: AgentConnection, arg: str) -> None:
+    text = _last_answer(chat)
+    if text is None:
+        raise ValueError("there is no answer to copy yet")
+    chat.app.copy_to_clipboard(text)
+    chat.notify("Copied the last answer.")
+
+
+async def _kernel(chat: ChatScreen, connection: AgentConnection, arg: str) -> None:
+    if arg == "interrupt":
+        await connection.interrupt_kernel()
+        await chat.conversation.add_line("Interrupted the kernel: the running code gets a KeyboardInterrupt.")
+    elif arg == "restart":
+        await chat.conversation.add_line("Restarting the kernel…")
+        await connection.restart_kernel()
+        await chat.conversation.add_line("The kernel was restarted: its variables are gone.")
+    elif arg:
+        raise ValueError(f"'{arg}' is not a kernel action: /kernel, /kernel interrupt or /kernel restart")
+    await chat.kernel_changed()
+    if not arg:
+        await chat.conversation.add_line(await _kernel_text(chat, connection))
+
+
+async def _session(chat: ChatScreen, connection: AgentConnection, arg: str) -> None:
+    await chat.conversation.add_line(await _session_text(connection))
+
+
+async def _tree(chat: ChatScreen, connection: AgentConnection, arg: str) -> None:
+    await navigation.open_tree(chat, connection)
+
+
+async def _fork(chat: ChatScreen, connection: AgentConnection, arg: str) -> None:
+    await navigation.fork(chat, connection)
+
+
+async def _clone(chat: ChatScreen, connection: AgentConnection, arg: str) -> None:
+    await navigation.clone(chat, connection)
+
+
+async def _resume(chat: ChatScreen, connection: AgentConnection, arg: str) -> None:
     """The picker, until a session is opened or it is closed (a rename or a delete opens it again)."""
     while True:
         sessions = (await connection.list_sessions("all")).sessions
@@ -145,27 +239,20 @@ async def _thinking(chat: ChatScreen, connection: AgentConnection, arg: str) -> 
     await connection.set_thinking_level(level)
 
 
-def _theme(chat: ChatScreen, arg: str) -> None:
-    app = chat.app
-    named = {"dark": "textual-dark", "light": "textual-light"}.get(arg, arg)
-    if not named:
-        named = "textual-light" if app.current_theme.dark else "textual-dark"
-    if named not in app.available_themes:
-        chat.notify(f"No theme '{arg}': try dark, light or one of {', '.join(sorted(app.available_themes))}")
-        return
-    app.theme = named
-
-
-async def _kernel_text(chat: ChatScreen, connection: AgentConnection, arg: str) -> str:
-    if arg:
-        raise ValueError(f"'{arg}' is not available here yet: /kernel shows the kernel's state and id")
+async def _kernel_text(chat: ChatScreen, connection: AgentConnection) -> str:
     state = await connection.get_state()
     if state.kernel_state is None:
         return "This session has no kernel (the ipython tool is not among its tools)."
     if state.kernel_id is None:
         return f"The kernel is {state.kernel_state}; it has no id yet."
-    where = "in the Jupyter server: JupyterLab can open a console on it" if chat.attached else "in this process"
-    return f"The kernel is {state.kernel_state}, id {state.kernel_id}, {where}."
+    console = f"`jupyter console --existing kernel-{state.kernel_id}.json`"
+    if not chat.attached:  # a kernel of this process's own manager: its connection file is in Jupyter's runtime dir
+        return f"The kernel is {state.kernel_state}, id {state.kernel_id}, started here; {console} opens a console."
+    return (
+        f"The kernel is {state.kernel_state}, id {state.kernel_id}, in the Jupyter server. Open a console on it:"
+        f" {console} on the server's machine, or a JupyterLab console connected to this kernel (its kernel"
+        " picker lists the server's running kernels)."
+    )
 
 
 async def _session_text(connection: AgentConnection) -> str:
@@ -181,6 +268,23 @@ async def _session_text(connection: AgentConnection) -> str:
             f"cost ${usage.cost.total:.4f}"
         )
     return "\n".join(lines)
+
+
+SESSION_HANDLERS: dict[str, SessionHandler] = {
+    "model": _model,
+    "thinking": _thinking,
+    "new": _new,
+    "resume": _resume,
+    "fork": _fork,
+    "clone": _clone,
+    "tree": _tree,
+    "name": _name,
+    "compact": _compact,
+    "export": _export,
+    "copy": _copy,
+    "session": _session,
+    "kernel": _kernel,
+}
 
 
 def _last_answer(chat: ChatScreen) -> str | None:

@@ -107,7 +107,11 @@ export type Command =
   | AnswerQuestionCommand
   | GetStateCommand
   | GetMessagesCommand
-  | GetSessionViewCommand;
+  | GetSessionViewCommand
+  | SetLabelCommand
+  | CloneSessionCommand
+  | InterruptKernelCommand
+  | RestartKernelCommand;
 export type ConnectionOutbound =
   | SessionEventMessage
   | SessionReplacedMessage
@@ -690,6 +694,36 @@ export interface GetSessionViewCommand {
   type: 'get_session_view';
 }
 /**
+ * Label an entry of the transcript (a bookmark the tree shows and filters on); no `label` clears it.
+ */
+export interface SetLabelCommand {
+  id?: string | null;
+  type: 'set_label';
+  entryId: string;
+  label?: string | null;
+}
+/**
+ * Replace the session with a copy of its active branch (root → leaf), as a new transcript.
+ */
+export interface CloneSessionCommand {
+  id?: string | null;
+  type: 'clone_session';
+}
+/**
+ * Interrupt the code running in the session's kernel (a KeyboardInterrupt; its state is kept).
+ */
+export interface InterruptKernelCommand {
+  id?: string | null;
+  type: 'interrupt_kernel';
+}
+/**
+ * Restart the session's kernel (its variables are gone; the model is told on its next call).
+ */
+export interface RestartKernelCommand {
+  id?: string | null;
+  type: 'restart_kernel';
+}
+/**
  * One session event, in the JSON form of `prime_jupyter.protocol.codec.event_to_wire`.
  */
 export interface SessionEventMessage {
@@ -1013,7 +1047,11 @@ export interface CommandRequest {
     | AnswerQuestionCommand
     | GetStateCommand
     | GetMessagesCommand
-    | GetSessionViewCommand;
+    | GetSessionViewCommand
+    | SetLabelCommand
+    | CloneSessionCommand
+    | InterruptKernelCommand
+    | RestartKernelCommand;
 }
 export interface WaitRequest {
   sessionId: string;

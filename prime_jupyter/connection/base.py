@@ -100,6 +100,23 @@ class AgentConnection(Protocol):
     async def delete_session(self, session_id: str) -> None: ...
     async def export(self, fmt: ExportFormat = "html", path: str | None = None) -> ExportResult: ...
 
+    # --- the session tree and the kernel (the terminal app's /tree, /clone and /kernel) -------------
+    async def set_label(self, entry_id: str, label: str | None) -> None:
+        """Label an entry of the transcript (persisted as a `label` entry); None or "" clears it."""
+        ...
+
+    async def clone(self, after_replace: AfterReplace | None = None) -> ReplacedResult:
+        """Replace the session with a copy of its active branch (root → leaf), as a new transcript."""
+        ...
+
+    async def interrupt_kernel(self) -> None:
+        """Interrupt the code running in the session's kernel; `SessionError` when it has no kernel."""
+        ...
+
+    async def restart_kernel(self) -> None:
+        """Restart the session's kernel (its state is gone); `BusyError` while code runs on it."""
+        ...
+
     # questions
     async def answer_question(self, question_id: str, answer: QuestionAnswer | None) -> bool: ...
 

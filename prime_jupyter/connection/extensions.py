@@ -41,23 +41,26 @@ class CommandInfo:
 
 
 BUILTIN_COMMANDS: tuple[CommandInfo, ...] = (
-    CommandInfo("model", "choose the model", "provider/id[:thinking]"),
-    CommandInfo("thinking", "set the thinking level", "off|minimal|low|medium|high|xhigh"),
+    CommandInfo("model", "pick a model, or name one", "provider/id"),
+    CommandInfo("thinking", "set the thinking level (Shift+Tab cycles)", "off|minimal|low|medium|high|xhigh"),
     CommandInfo("new", "start a new session"),
-    CommandInfo("resume", "open another session", "[id]"),
-    CommandInfo("fork", "a new session from an earlier message"),
-    CommandInfo("tree", "move to another point of the session tree"),
+    CommandInfo("resume", "open another session"),
+    CommandInfo("fork", "a new session from one of this branch's messages"),
+    CommandInfo("clone", "a new session holding a copy of this branch"),
+    CommandInfo("tree", "the session tree: switch to any point, label entries"),
     CommandInfo("name", "name this session", "<name>"),
-    CommandInfo("compact", "summarise the context to free it", "[instructions]"),
-    CommandInfo("export", "write the session to a file", "[html|jsonl|ipynb] [path]"),
-    CommandInfo("copy", "copy the last answer"),
-    CommandInfo("session", "the session's file, id, tokens and cost"),
-    CommandInfo("kernel", "the agent's kernel: state, interrupt, restart", "[interrupt|restart]"),
-    CommandInfo("hotkeys", "the keys"),
-    CommandInfo("help", "the commands"),
+    CommandInfo("compact", "summarise the conversation to free context", "[instructions]"),
+    CommandInfo("export", "write the session to a file", "[html|jsonl|ipynb]"),
+    CommandInfo("copy", "copy the last answer to the clipboard"),
+    CommandInfo("session", "this session's id, file, tokens and cost"),
+    CommandInfo("kernel", "the agent's kernel: its state and id; interrupt or restart it", "[interrupt|restart]"),
+    CommandInfo("hotkeys", "every key and what it does"),
+    CommandInfo("help", "commands and keys"),
     CommandInfo("quit", "leave (a session in a server keeps running)"),
 )
-"""The commands every front end offers; their completers are the connection's (`LocalExtensions`)."""
+"""The commands a session offers its front ends; their completers are the connection's (`LocalExtensions`).
+Only commands a front end implements belong here: the terminal app has a handler for each one
+(`tests/cli/tui/test_command_list.py` fails otherwise)."""
 
 
 class CommandRegistry:

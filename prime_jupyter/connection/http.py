@@ -8,11 +8,12 @@ session's events (SSE), decodes them (`EventDecoder`) and hands them to subscrib
 `SessionEventReceived`, reconnecting from its cursor when the stream drops (`ConnectionStatus`) and
 re-attaching when the server asks for a resync (`SessionReplaced` with the fresh snapshot).
 
-New, switch and fork do not replace the session inside the server (it keeps running for its other
+New, switch, fork and clone do not replace the session inside the server (it keeps running for its other
 clients): the server creates or opens the other session beside it, and this connection follows that
 one instead, emits `SessionReplaced`, then runs `after_replace`. Process-local members (extensions,
 the abort signal, the synchronous system prompt) raise `AgentConnectionUnsupportedError`, and so do
-features the server does not advertise (`new_session.seed_messages`), before anything is sent.
+features the server does not advertise (`new_session.seed_messages`, labels and clones, kernel control),
+before anything is sent.
 Closing the connection leaves the session running in the server.
 
 This module must not import `prime_jupyter.runtime` (tests/test_layers.py keeps the layers apart).
@@ -67,7 +68,9 @@ from prime_jupyter.protocol.snapshot import (
 from prime_jupyter.protocol.version import (
     CAP_CONNECTION,
     CAP_EXPORT_IPYNB,
+    CAP_KERNEL_CONTROL,
     CAP_SEED_MESSAGES,
+    CAP_TREE_EDITS,
     PROTOCOL_VERSION,
     SCHEMA_REVISION,
     is_compatible,
@@ -280,6 +283,27 @@ class HttpAgentConnection:
         if fmt == "ipynb":  # an older server would refuse the format with a validation error
             require_capability(CAP_EXPORT_IPYNB, self.capabilities, "export.ipynb", self._server_name())
         return await self._ask(c.ExportCommand(format=fmt, path=path), ExportResult)
+
+    # --- the session tree and the kernel (the terminal app's /tree, /clone and /kernel) -------------
+
+    async def set_label(self, entry_id: str, label: str | None) -> None:
+        require_capability(CAP_TREE_EDITS, self.capabilities, "set_label", self._server_name())
+        await self._ask(c.SetLabelCommand(entry_id=entry_id, label=label), OkResult)
+
+    async def clone(self, after_replace: AfterReplace | None = None) -> ReplacedResult:
+        require_capability(CAP_TREE_EDITS, self.capabilities, "clone", self._server_name())
+        result = await self._ask(c.CloneSessionCommand(), ReplacedResult)
+        return await self._replace(result, after_replace)
+
+    async def interrupt_kernel(self) -> None:
+        require_capability(CAP_KERNEL_CONTROL, self.capabilities, "interrupt_kernel", self._server_name())
+        await self._ask(c.InterruptKernelCommand(), OkResult)
+
+    async def restart_kernel(self) -> None:
+        require_capability(CAP_KERNEL_CONTROL, self.capabilities, "restart_kernel", self._server_name())
+        await self._ask(c.RestartKernelCommand(), OkResult)
+
+    # --- questions ------------------------------------------------------------------------------
 
     async def answer_question(self, question_id: str, answer: QuestionAnswer | None) -> bool:
         """False when the question is no longer pending (answered, timed out, or its session gone)."""

@@ -1,6 +1,6 @@
 """`InProcessAgentConnection`: the seam over a session running in this process.
 
-It owns one live `AgentSession` at a time; new, switch and fork replace it (the old one is disposed,
+It owns one live `AgentSession` at a time; new, switch, fork and clone replace it (the old one is disposed,
 its kernel shut down), re-point the subscription, emit `SessionReplaced`, and only then run the
 caller's `after_replace` hook.
 """
@@ -33,7 +33,14 @@ from prime_jupyter.connection.types import (
     SessionReplaced,
 )
 from prime_jupyter.errors import SessionError
-from prime_jupyter.protocol.common import CompactResult, ExportFormat, ExportResult, ModelRef, session_name
+from prime_jupyter.protocol.common import (
+    CompactResult,
+    ExportFormat,
+    ExportResult,
+    ModelRef,
+    entry_label,
+    session_name,
+)
 from prime_jupyter.protocol.events import SessionEvent
 from prime_jupyter.protocol.questions import QuestionAnswer
 from prime_jupyter.protocol.snapshot import (
@@ -57,7 +64,13 @@ from prime_jupyter.runtime.library import (
     open_manager,
     rename_saved,
 )
-from prime_jupyter.runtime.session_ops import export_target, fork_transcript, parse_thinking_level, seed_transcript
+from prime_jupyter.runtime.session_ops import (
+    clone_transcript,
+    export_target,
+    fork_transcript,
+    parse_thinking_level,
+    seed_transcript,
+)
 from prime_jupyter.runtime.tool_set import AnyTool
 from prime_jupyter.runtime.views import (
     branch_messages,
@@ -69,6 +82,7 @@ from prime_jupyter.runtime.views import (
 
 if TYPE_CHECKING:
     from prime_jupyter.kernel.ops import KernelLauncher  # the kernel package is heavy: types only
+    from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
     from prime_jupyter.protocol.requests import ModelsResponse, SeedMessage
 
 __all__ = ["InProcessAgentConnection", "LocalTarget", "saved_sessions"]
@@ -295,6 +309,33 @@ class InProcessAgentConnection:
             export_session, self.session.manager, fmt, export_target(self.session.cwd, path)
         )
         return ExportResult(path=str(target), format=fmt)
+
+    # --- the session tree and the kernel (the terminal app's /tree, /clone and /kernel) -------------
+
+    async def set_label(self, entry_id: str, label: str | None) -> None:
+        self.session.manager.append_label(entry_id, entry_label(label))  # the rules of the command over HTTP
+
+    async def clone(self, after_replace: AfterReplace | None = None) -> ReplacedResult:
+        cloned = clone_transcript(self.session, self._sessions_dir())
+        return await self._replace(cloned.manager, after_replace)
+
+    async def interrupt_kernel(self) -> None:
+        kernel = self._kernel()
+        if not await kernel.interrupt():
+            raise SessionError(f"the kernel is {kernel.state}: there is nothing running to interrupt")
+
+    async def restart_kernel(self) -> None:
+        from prime_jupyter.kernel.provisioner import LOST_STATE  # kernel code: imported on use
+
+        await self._kernel().restart(f"The user restarted the kernel: {LOST_STATE}.")
+
+    def _kernel(self) -> IpythonKernelProvisioner:
+        kernel = self.session.kernel
+        if kernel is None:
+            raise SessionError("this session has no kernel (the ipython tool is not among its tools)")
+        return kernel
+
+    # --- questions ------------------------------------------------------------------------------
 
     async def answer_question(self, question_id: str, answer: QuestionAnswer | None) -> bool:
         return self.session.ui.answer(question_id, answer)

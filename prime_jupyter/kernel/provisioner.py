@@ -15,6 +15,7 @@ import os
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Literal
 
+from prime_jupyter.errors import BusyError
 from prime_jupyter.kernel.bootstrap import bootstrap_code
 from prime_jupyter.kernel.ops import KernelDiedError, KernelError, KernelLauncher, KernelOps
 from prime_jupyter.kernel.outputs import OutputAccumulator
@@ -153,6 +154,29 @@ class IpythonKernelProvisioner:
             if ops is not None:
                 await ops.shutdown()
         return True
+
+    async def interrupt(self) -> bool:
+        """Interrupt the code running on the kernel (the user asked: `/kernel interrupt`); its execution
+        ends with a KeyboardInterrupt and the kernel's state is kept. False when no kernel is running."""
+        ops = self._ops if self.has_running_kernel else None
+        if ops is None:
+            return False
+        await ops.interrupt()
+        return True
+
+    async def restart(self, notice: str) -> None:
+        """Restart the kernel now (the user asked: `/kernel restart`) and return once it is ready again;
+        the next execution tells the model `notice`. Raises `BusyError` while code runs on it (interrupt
+        it or abort the run first) and `KernelError` when no kernel could be had."""
+        if self._disposed:
+            raise KernelError(_CLOSED)
+        if self.lock.locked():
+            raise BusyError("code is running on the kernel: interrupt it (or abort the run) before restarting it")
+        async with self.lock:  # no execution starts on the kernel going away
+            if self._task is not None:
+                self._notice = notice
+                self._replace(self._recover)
+            await self.ensure()
 
     def settle(self, ops: KernelOps, notice: str) -> None:
         """After an abort: wait for the abandoned execution, interrupting again, then restart if needed."""

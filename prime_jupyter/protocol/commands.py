@@ -4,7 +4,7 @@ The in-process connection calls the runtime directly; the HTTP connection posts 
 server's connection routes, which run them against the same runtime. Each command may carry an `id`
 that the server echoes in errors, for correlation. `COMMAND_RESULTS` names the result model of each
 command type (`snapshot.py`). Commands that replace the session (`new_session`, `switch_session`,
-`fork`) answer with a `ReplacedResult` carrying the new session's snapshot.
+`fork`, `clone_session`) answer with a `ReplacedResult` carrying the new session's snapshot.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Annotated, Literal, TypeAlias
 from pydantic import Field
 
 from prime_jupyter.ai.types import ImageContent
-from prime_jupyter.protocol.common import ExportFormat, SessionName
+from prime_jupyter.protocol.common import EntryLabel, ExportFormat, SessionName
 from prime_jupyter.protocol.questions import QuestionAnswer
 from prime_jupyter.protocol.requests import SeedMessage
 from prime_jupyter.protocol.wire import WireModel
@@ -23,6 +23,7 @@ __all__ = [
     "AbortCommand",
     "AnswerQuestionCommand",
     "ClearQueueCommand",
+    "CloneSessionCommand",
     "Command",
     "CompactCommand",
     "DeleteSessionCommand",
@@ -32,11 +33,14 @@ __all__ = [
     "GetMessagesCommand",
     "GetSessionViewCommand",
     "GetStateCommand",
+    "InterruptKernelCommand",
     "ListSessionsCommand",
     "NavigateTreeCommand",
     "NewSessionCommand",
     "PromptCommand",
     "RenameSessionCommand",
+    "RestartKernelCommand",
+    "SetLabelCommand",
     "SetModelCommand",
     "SetThinkingLevelCommand",
     "SteerCommand",
@@ -164,6 +168,36 @@ class AnswerQuestionCommand(_Command):
     answer: QuestionAnswer | None = None
 
 
+# --- the session tree and the kernel (the terminal app's /tree, /clone, /kernel; capability-gated:
+# `version.CAP_TREE_EDITS`, `version.CAP_KERNEL_CONTROL`) ------------------------------------------
+
+
+class SetLabelCommand(_Command):
+    """Label an entry of the transcript (a bookmark the tree shows and filters on); no `label` clears it."""
+
+    type: Literal["set_label"] = "set_label"
+    entry_id: str
+    label: EntryLabel | None = None
+
+
+class CloneSessionCommand(_Command):
+    """Replace the session with a copy of its active branch (root → leaf), as a new transcript."""
+
+    type: Literal["clone_session"] = "clone_session"
+
+
+class InterruptKernelCommand(_Command):
+    """Interrupt the code running in the session's kernel (a KeyboardInterrupt; its state is kept)."""
+
+    type: Literal["interrupt_kernel"] = "interrupt_kernel"
+
+
+class RestartKernelCommand(_Command):
+    """Restart the session's kernel (its variables are gone; the model is told on its next call)."""
+
+    type: Literal["restart_kernel"] = "restart_kernel"
+
+
 class GetStateCommand(_Command):
     type: Literal["get_state"] = "get_state"
 
@@ -196,6 +230,10 @@ Command: TypeAlias = Annotated[
     | AnswerQuestionCommand
     | GetStateCommand
     | GetMessagesCommand
-    | GetSessionViewCommand,
+    | GetSessionViewCommand
+    | SetLabelCommand
+    | CloneSessionCommand
+    | InterruptKernelCommand
+    | RestartKernelCommand,
     Field(discriminator="type"),
 ]

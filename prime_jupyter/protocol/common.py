@@ -17,12 +17,14 @@ from prime_jupyter.protocol.wire import WireModel
 
 __all__ = [
     "CompactResult",
+    "EntryLabel",
     "ExportFormat",
     "ExportResult",
     "ModelRef",
     "SessionName",
     "SessionSummary",
     "TreeNode",
+    "entry_label",
     "session_name",
 ]
 
@@ -46,6 +48,20 @@ def _session_name_adapter() -> TypeAdapter[str]:
 def session_name(name: str) -> str:
     """`name` as `SessionName` keeps it; raises `ValidationError` (a `ValueError`) as a request would."""
     return _session_name_adapter().validate_python(name)
+
+
+EntryLabel = Annotated[str, Field(max_length=200), AfterValidator(lambda text: " ".join(text.split()))]
+"""A label of a transcript entry, as the tree shows it: one line (an empty one clears the label)."""
+
+
+@functools.cache
+def _entry_label_adapter() -> TypeAdapter[str]:
+    return TypeAdapter(EntryLabel)
+
+
+def entry_label(label: str | None) -> str | None:
+    """`label` as `EntryLabel` keeps it, None for no label; raises `ValidationError` (a `ValueError`)."""
+    return _entry_label_adapter().validate_python(label) or None if label else None
 
 
 class ModelRef(WireModel):

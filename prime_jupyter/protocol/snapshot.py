@@ -150,5 +150,9 @@ COMMAND_RESULTS: dict[str, type[WireModel]] = {
     "get_state": ConnectionState,
     "get_messages": MessagesResult,
     "get_session_view": SessionView,
+    "set_label": OkResult,
+    "clone_session": ReplacedResult,
+    "interrupt_kernel": OkResult,
+    "restart_kernel": OkResult,
 }
 """The result model of each command type; failures are an HTTP status with an `ErrorBody`."""

@@ -30,10 +30,12 @@ __all__ = [
     "CAP_CONNECTION",
     "CAP_EXPORT_IPYNB",
     "CAP_IMAGES",
+    "CAP_KERNEL_CONTROL",
     "CAP_QUESTIONS",
     "CAP_REASONING",
     "CAP_SEED_MESSAGES",
     "CAP_TOOL_INPUT_STREAMING",
+    "CAP_TREE_EDITS",
     "CAP_UI_FRAMES",
     "PROTOCOL_VERSION",
     "REVISIONS",
@@ -44,7 +46,7 @@ __all__ = [
 ]
 
 PROTOCOL_VERSION = 1
-SCHEMA_REVISION = 4
+SCHEMA_REVISION = 5
 
 CAP_REASONING = "reasoning"
 """Thinking is forwarded as `reasoning-delta` frames and `reasoning` parts."""
@@ -67,6 +69,11 @@ CAP_EXPORT_IPYNB = "export-ipynb"
 An older server refuses the format, and, asked by suffix alone, would write HTML into the `.ipynb` file:
 so clients check this before sending."""
 
+CAP_TREE_EDITS = "tree-edits"
+"""The `set_label` and `clone_session` commands (an older server refuses them as unknown commands)."""
+CAP_KERNEL_CONTROL = "kernel-control"
+"""The `interrupt_kernel` and `restart_kernel` commands, on the session's kernel."""
+
 CAPABILITIES: tuple[str, ...] = (
     CAP_REASONING,
     CAP_TOOL_INPUT_STREAMING,
@@ -77,6 +84,8 @@ CAPABILITIES: tuple[str, ...] = (
     CAP_CHAT_COMMANDS,
     CAP_CONNECTION,
     CAP_EXPORT_IPYNB,
+    CAP_TREE_EDITS,
+    CAP_KERNEL_CONTROL,
 )
 """Everything this version of the server offers."""
 
@@ -85,12 +94,14 @@ REVISIONS: dict[int, str] = {
     2: "session names are one line of 1-200 characters in every rename (the rename_session command too)",
     3: "ConnectionState has the transcript's header and the kernel's id and state (optional fields)",
     4: "export (the command, chat/command and its result) has the format ipynb (capability-gated: export-ipynb)",
+    5: "commands set_label, clone_session (capability tree-edits), interrupt_kernel, restart_kernel (kernel-control)",
 }
 SCHEMA_FINGERPRINTS: dict[int, str] = {
     1: "c23c2796b12e",
     2: "ad9eb10a0914",
     3: "5a2561ffe19c",
     4: "ac14123ed50f",
+    5: "c7d5f3a83ef6",
 }
 """`schema.schema_fingerprint()` of each revision's exported schema."""
 

@@ -102,7 +102,7 @@ def session_view(manager: SessionManager, sessions_dir: str | None) -> SessionVi
             type=entry.type,
             timestamp=entry.timestamp,
             role=entry.message.role if isinstance(entry, MessageEntry) else None,
-            preview=_preview(entry.message) if isinstance(entry, MessageEntry) else None,
+            preview=_preview(entry.message) if isinstance(entry, MessageEntry) else _summary_preview(entry),
             label=labels.get(entry.id),
         )
         for entry in manager.entries
@@ -121,6 +121,12 @@ def session_header(manager: SessionManager) -> dict[str, JsonValue]:
     """The transcript's header line as JSON data (`{"type": "session", "version", "id", ...}`)."""
     header: dict[str, JsonValue] = manager.header.model_dump(mode="json", by_alias=True, exclude_none=True)
     return header
+
+
+def _summary_preview(entry: object, limit: int = 120) -> str | None:
+    """The start of a compaction's or a branch summary's text (the tree shows it); None for other entries."""
+    summary = getattr(entry, "summary", None)
+    return " ".join(summary.split())[:limit] or None if isinstance(summary, str) else None
 
 
 def _preview(message: object, limit: int = 120) -> str | None:

@@ -15,6 +15,7 @@ from prime_jupyter.connection.types import (
     SessionEventReceived,
     SessionReplaced,
 )
+from prime_jupyter.errors import PrimeError
 from prime_jupyter.protocol.questions import ConfirmAnswer
 from prime_jupyter.protocol.requests import SeedMessage
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
@@ -136,6 +137,37 @@ async def test_fork_before_a_user_message_and_switch_back(connection: Any, llm: 
     await connection.switch_session(source[:13])
     assert (await connection.get_state()).session_id == source
     assert len((await connection.get_messages()).messages) == 4
+
+
+@pytest.mark.asyncio
+async def test_a_label_is_kept_in_the_transcript_and_a_clone_copies_the_branch(
+    connection: Any, llm: ScriptedLLMServer
+) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="a1")]))
+    await connection.prompt("first")
+    await connection.wait_for_idle()
+    first_id = (await connection.get_messages()).entry_ids[0]
+    await connection.set_label(first_id, "  the\n start ")
+    with pytest.raises(ValueError, match="at most 200"):  # over HTTP too: the command refuses it before sending
+        await connection.set_label(first_id, "x" * 201)
+    labels = {node.id: node.label for node in (await connection.get_session_view()).nodes}
+    assert labels[first_id] == "the start"
+    source = (await connection.get_state()).session_id
+    seen = events_of(connection)
+    result = await connection.clone()
+    assert result.snapshot is not None and result.snapshot.state.session_id != source
+    assert any(isinstance(event, SessionReplaced) for event in seen)
+    state = await connection.get_state()
+    assert state.session_id == result.snapshot.state.session_id and state.header.get("parentSession")
+    assert [m.text() for m in (await connection.get_messages()).messages] == ["first", "a1"]
+    cloned = {node.preview: node.label for node in (await connection.get_session_view()).nodes}
+    assert cloned["first"] == "the start"  # labels on the copied branch come along
+    await connection.set_label((await connection.get_messages()).entry_ids[0], None)
+    assert not any(node.label for node in (await connection.get_session_view()).nodes)
+    with pytest.raises(PrimeError, match="no-such-entry"):
+        await connection.set_label("no-such-entry", "x")
+    with pytest.raises(PrimeError, match="no kernel"):  # these sessions have no ipython tool
+        await connection.restart_kernel()
 
 
 @pytest.mark.asyncio

@@ -28,7 +28,9 @@ from prime_jupyter.protocol.requests import SeedMessage
 from prime_jupyter.protocol.version import (
     CAP_CONNECTION,
     CAP_EXPORT_IPYNB,
+    CAP_KERNEL_CONTROL,
     CAP_SEED_MESSAGES,
+    CAP_TREE_EDITS,
     CAPABILITIES,
     PROTOCOL_VERSION,
 )
@@ -192,3 +194,26 @@ async def test_old_and_newer_clients_against_this_server(jupyter: JupyterProcess
         assert attached.status_code == 200
         body = attached.json()
         assert body["protocolVersion"] == PROTOCOL_VERSION and body["snapshot"]["state"]["sessionId"]
+
+
+@pytest.mark.asyncio
+async def test_labels_clones_and_kernel_control_are_refused_locally_when_the_server_lacks_them(
+    other: tuple[OtherServer, ServerEndpoint],
+) -> None:
+    server, endpoint = other
+    server.capabilities = [c for c in CAPABILITIES if c not in (CAP_TREE_EDITS, CAP_KERNEL_CONTROL)]
+    conn = await HttpAgentConnection.connect(endpoint)
+    try:
+        calls = {
+            "set_label": (conn.set_label("e1", "x"), CAP_TREE_EDITS),
+            "clone": (conn.clone(), CAP_TREE_EDITS),
+            "interrupt_kernel": (conn.interrupt_kernel(), CAP_KERNEL_CONTROL),
+            "restart_kernel": (conn.restart_kernel(), CAP_KERNEL_CONTROL),
+        }
+        for feature, (call, capability) in calls.items():
+            with pytest.raises(AgentConnectionUnsupportedError, match="upgrade prime-jupyter on the server") as raised:
+                await call
+            assert raised.value.feature == feature and capability in str(raised.value)
+        assert not [body for _, path, body in server.requests if path.endswith("command")]
+    finally:
+        await conn.dispose()

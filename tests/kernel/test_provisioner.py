@@ -10,6 +10,7 @@ import pytest
 from kit.kernels import kernel_processes, text_of, tool_runner
 
 from prime_jupyter.ai.abort import AbortController
+from prime_jupyter.errors import BusyError
 from prime_jupyter.kernel.local import LocalKernelLauncher
 from prime_jupyter.kernel.managed import ManagedKernelOps
 from prime_jupyter.kernel.ops import KernelError
@@ -169,5 +170,26 @@ async def test_a_kernel_running_code_is_not_released(launcher: LocalKernelLaunch
         async with provisioner.lock:
             assert not await provisioner.release("culled")
         assert provisioner.state == "idle"
+    finally:
+        await provisioner.dispose()
+
+
+async def test_a_restart_asked_for_loses_the_state_and_tells_the_model(
+    launcher: LocalKernelLauncher, tmp_path: Path
+) -> None:
+    """`/kernel restart`: the same kernel restarted in place, idle again, its variables gone, the model told."""
+    provisioner = IpythonKernelProvisioner(launcher, tmp_path)
+    run = tool_runner(provisioner)
+    try:
+        assert not await provisioner.interrupt()  # no kernel yet: nothing to interrupt
+        await run("x = 41")
+        kernel_id = provisioner.kernel_id
+        async with provisioner.lock:  # code running on it
+            with pytest.raises(BusyError, match="interrupt it"):
+                await provisioner.restart("restarted by the user")
+        await provisioner.restart("restarted by the user")
+        assert provisioner.state == "idle" and provisioner.kernel_id == kernel_id
+        after = text_of(await run("x"))
+        assert "restarted by the user" in after and "NameError" in after
     finally:
         await provisioner.dispose()

@@ -20,11 +20,13 @@ from textual.events import Click
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widget import MountError
 from textual.widgets import Static, TextArea
 
 from prime_jupyter import gc_policy
 from prime_jupyter.connection.base import AgentConnection
+from prime_jupyter.connection.extensions import CommandInfo
 from prime_jupyter.connection.types import (
     ClientNotice,
     ClientSetEditorText,
@@ -37,7 +39,7 @@ from prime_jupyter.connection.types import (
 from prime_jupyter.errors import PrimeError
 from prime_jupyter.protocol.questions import Question
 
-from ..commands import COMMANDS, resolve, run_command, take_back
+from ..commands import command_list, resolve, run_command, take_back
 from ..completion import Completions
 from ..connect import Connector
 from ..external_editor import edit_externally
@@ -56,6 +58,8 @@ _KERNEL_EVENTS = frozenset({"agent_start", "agent_end", "tool_execution_start", 
 """After these the kernel's state may have changed (the view state does not carry it: `get_state()` does)."""
 
 
+_ESCAPE_AGAIN_S = 2.0
+"""A second Esc this soon after the first (editor empty, no run) opens the tree."""
 _BELL_AFTER_S = 5.0
 """A run longer than this rings the terminal's bell when it ends (the user may be looking elsewhere)."""
 _SEVERITY: dict[str, SeverityLevel] = {"info": "information", "warning": "warning", "error": "error"}
@@ -64,14 +68,14 @@ _SEVERITY: dict[str, SeverityLevel] = {"info": "information", "warning": "warnin
 class ChatScreen(Screen[None]):
     AUTO_FOCUS = "#editor"
     BINDINGS = [
-        Binding("escape", "escape", "abort", show=False),
-        Binding("shift+tab", "cycle_thinking", "thinking", show=False, priority=True),
-        Binding("ctrl+o", "expand_all", "expand output", show=False),
-        Binding("ctrl+l", "command('model')", "model", show=False),
-        Binding("ctrl+d", "quit_if_empty", "quit", show=False),
-        Binding("ctrl+c", "interrupt", "clear or abort", show=False),
-        Binding("alt+up", "take_back", "edit the last queued message", show=False),
-        Binding("ctrl+end", "jump_to_end", "newest output", show=False, priority=True),
+        Binding("escape", "escape", "abort the run; twice on an empty editor: the session tree", show=False),
+        Binding("shift+tab", "cycle_thinking", "next thinking level", show=False, priority=True),
+        Binding("ctrl+o", "expand_all", "expand or collapse all tool output", show=False),
+        Binding("ctrl+l", "command('model')", "pick a model", show=False),
+        Binding("ctrl+d", "quit_if_empty", "quit (on an empty editor)", show=False),
+        Binding("ctrl+c", "interrupt", "clear the editor, else abort the run", show=False),
+        Binding("alt+up", "take_back", "take the last queued message back into the editor", show=False),
+        Binding("ctrl+end", "jump_to_end", "back to the newest output (after scrolling up)", show=False, priority=True),
     ]
 
     class Connected(Message):
@@ -107,7 +111,10 @@ class ChatScreen(Screen[None]):
         self._kernel_state: str | None = None
         self._kernel_stale = True
         self._run_started: float | None = None
-        self.completions = Completions(self.commands)
+        self.completions = Completions(lambda: [(c.name, c.description) for c in self.commands()])
+        self._escaped = False
+        """Esc was pressed once on an empty editor with no run: the next one opens the tree."""
+        self._escape_timer: Timer | None = None
         self._expanded = False
         self._link = "connected"
         self._unsubscribe: Callable[[], None] | None = None
@@ -134,8 +141,17 @@ class ChatScreen(Screen[None]):
         if self._dispose and self.connection is not None:
             await self.connection.dispose()
 
-    def commands(self) -> list[tuple[str, str]]:
-        return list(COMMANDS)
+    def commands(self) -> list[CommandInfo]:
+        return command_list(self.connection)
+
+    def post_event(self, event: ConnectionEvent) -> None:
+        """Handle `event` as if the connection had sent it, in order with what it sends."""
+        self._events.put_nowait(event)
+
+    async def kernel_changed(self) -> None:
+        """A command acted on the kernel: show its state now (no session event says so)."""
+        self._kernel_stale = True
+        await self._after_render()
 
     # --- the connection -------------------------------------------------------------------------
 
@@ -255,6 +271,7 @@ class ChatScreen(Screen[None]):
     # --- the editor -----------------------------------------------------------------------------
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self._escaped = False
         text = self.editor.text
         if self.completions.needs_files(text):
             self._list_files()
@@ -277,7 +294,7 @@ class ChatScreen(Screen[None]):
         text = event.text.strip()
         if text.startswith("/") and "\n" not in text:
             word, _, arg = text[1:].partition(" ")
-            name = resolve(word, [n for n, _ in self.commands()])
+            name = resolve(word, [c.name for c in self.commands()])
             if name is not None:
                 self._command(name, arg.strip())
                 return
@@ -314,11 +331,25 @@ class ChatScreen(Screen[None]):
     # --- actions --------------------------------------------------------------------------------
 
     def action_escape(self) -> None:
+        """Close the menu; else abort the run; else, twice on an empty editor, open the session tree."""
         if self.menu.display:
             self.menu.display = False
             self.editor.menu_open = False
         elif self.feed.running and self.connection is not None:
             self._abort()
+        elif not self.editor.text and self.connection is not None:
+            if self._escaped:
+                self._escaped = False
+                self._command("tree", "")
+            else:
+                self._escaped = True
+                if self._escape_timer is not None:
+                    self._escape_timer.stop()
+                self._escape_timer = self.set_timer(_ESCAPE_AGAIN_S, self._escape_expired)
+
+    def _escape_expired(self) -> None:
+        self._escaped = False
+        self._escape_timer = None
 
     @work(group="abort")
     async def _abort(self) -> None:

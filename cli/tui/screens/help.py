@@ -1,4 +1,4 @@
-"""Help (`/help`): the commands and the keys."""
+"""Help (`/help`): the commands, then the keys (read from the bindings, as `/hotkeys` shows them)."""
 
 from __future__ import annotations
 
@@ -11,46 +11,33 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-__all__ = ["KEYS", "HelpScreen"]
+from prime_jupyter.connection.extensions import CommandInfo
 
-KEYS: tuple[tuple[str, str], ...] = (
-    ("Enter", "send; while a run goes, steer it"),
-    ("Alt+Enter", "queue a follow-up for when the run ends"),
-    ("Ctrl+J / Shift+Enter", "new line"),
-    ("Up / Down", "earlier prompts (on the first / last line)"),
-    ("Tab", "complete a / command"),
-    ("Ctrl+G", "edit the prompt in $EDITOR"),
-    ("Esc", "abort the run"),
-    ("Ctrl+C", "clear the editor, else abort the run"),
-    ("Alt+Up", "take the last queued message back into the editor"),
-    ("Shift+Tab", "next thinking level"),
-    ("Ctrl+O", "expand or collapse all tool output"),
-    ("Ctrl+End", "back to the newest output (after scrolling up)"),
-    ("Enter on a tool card", "expand or collapse it"),
-    ("Ctrl+L", "pick a model"),
-    ("Ctrl+Q / Ctrl+D", "quit (Ctrl+D on an empty editor)"),
-)
+from ..keys import KeySection
+from .hotkeys import key_table
+
+__all__ = ["HelpScreen"]
 
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q", "close", "close")]
 
-    def __init__(self, commands: Sequence[tuple[str, str]]) -> None:
+    def __init__(self, commands: Sequence[CommandInfo], keys: Sequence[KeySection]) -> None:
         super().__init__(classes="dialog-screen")
         self.commands = list(commands)
+        self.keys = list(keys)
 
     def compose(self) -> ComposeResult:
         table = Table.grid(padding=(0, 2))
-        table.add_column(style="bold")
+        table.add_column(style="bold", no_wrap=True)
         table.add_column()
-        for name, description in self.commands:
-            table.add_row(f"/{name}", description)
-        table.add_row("", "")
-        for key, description in KEYS:
-            table.add_row(key, description)
+        for command in self.commands:
+            table.add_row(f"/{command.name} {command.arguments}".rstrip(), command.description)
         with VerticalScroll(classes="dialog help"):
             yield Label("Commands and keys (Esc closes)", classes="dialog-title")
             yield Static(table)
+            yield Static("")
+            yield Static(key_table(self.keys))
 
     def action_close(self) -> None:
         self.dismiss(None)

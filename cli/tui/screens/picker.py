@@ -18,10 +18,11 @@ T = TypeVar("T")
 
 class Picker(ModalScreen[T | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "cancel"),
-        Binding("down", "move(1)", show=False),
-        Binding("up", "move(-1)", show=False),
+        Binding("escape", "cancel", "close"),
+        Binding("down", "move(1)", "next choice", show=False),
+        Binding("up", "move(-1)", "previous choice", show=False),
     ]
+    KEY_NOTES: ClassVar[tuple[tuple[str, str], ...]] = (("Enter", "pick the highlighted choice"),)
 
     def action_move(self, step: int) -> None:
         choices = self.query_one(OptionList)

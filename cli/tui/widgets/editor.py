@@ -9,20 +9,33 @@ Up, Down and Tab move in it and complete from it instead: the editor only says s
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from textual import events
+from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
 __all__ = ["PromptEditor"]
 
 Behavior = Literal["send", "follow_up"]
-_NEWLINE_KEYS = ("ctrl+j", "shift+enter", "newline")
 
 
 class PromptEditor(TextArea):
     """The text the user writes; posts `Submitted` on Enter and `MenuKey` while the menu is open."""
+
+    BINDINGS = [
+        Binding("enter", "submit('send')", "send; while a run goes, steer it", show=False),
+        Binding("alt+enter", "submit('follow_up')", "queue a follow-up for when the run ends", show=False),
+        Binding("ctrl+j,shift+enter,newline", "newline", "new line", show=False),
+        Binding("ctrl+g", "external_edit", "edit the prompt in $VISUAL / $EDITOR", show=False),
+    ]
+    """Run by `_on_key` before the text area's own handling (which would take Enter as a new line)."""
+    KEY_NOTES: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("↑ / ↓", "earlier prompts (on the first / last line); with the menu open: move in it"),
+        ("Tab", "complete from the menu (commands, arguments, @files)"),
+    )
+    _ACTIONS: ClassVar[dict[str, str]] = {binding.key: binding.action for binding in Binding.make_bindings(BINDINGS)}
 
     class Submitted(Message):
         """The user sent the editor's text (`follow_up`: Alt+Enter)."""
@@ -56,21 +69,10 @@ class PromptEditor(TextArea):
             self._consume(event)
             self.post_message(self.MenuKey(key))
             return
-        if key == "enter":
+        action = self._ACTIONS.get(key)
+        if action is not None:
             self._consume(event)
-            self._submit("send")
-            return
-        if key == "alt+enter":
-            self._consume(event)
-            self._submit("follow_up")
-            return
-        if key == "ctrl+g":
-            self._consume(event)
-            self.post_message(self.ExternalEdit())
-            return
-        if key in _NEWLINE_KEYS:
-            self._consume(event)
-            self.insert("\n")
+            await self.run_action(action)
             return
         if key == "up" and self.cursor_location[0] == 0 and self._step_history(-1):
             self._consume(event)
@@ -79,6 +81,15 @@ class PromptEditor(TextArea):
             self._consume(event)
             return
         await super()._on_key(event)
+
+    def action_submit(self, behavior: Behavior) -> None:
+        self._submit(behavior)
+
+    def action_newline(self) -> None:
+        self.insert("\n")
+
+    def action_external_edit(self) -> None:
+        self.post_message(self.ExternalEdit())
 
     def set_prompt(self, text: str) -> None:
         """Replace the text and put the cursor at its end."""

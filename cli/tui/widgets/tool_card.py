@@ -25,7 +25,7 @@ _MARKS = {"pending": ("…", "dim"), "running": ("●", "yellow"), "done": ("✓
 class ToolCard(Vertical, can_focus=True):
     """Header (status, tool name, first line of its input) and body (input and output)."""
 
-    BINDINGS = [Binding("enter", "toggle_output", "expand", show=False)]
+    BINDINGS = [Binding("enter", "toggle_output", "expand or collapse its output (a click too)", show=False)]
 
     expanded: reactive[bool] = reactive(False)
 

@@ -1,7 +1,7 @@
 """Run a connection `Command` against a live session of this server (`POST connection/command`).
 
 Most commands go straight to the session's `InProcessAgentConnection`. The ones that would replace
-the session in place (`new_session`, `switch_session`, `fork`) do not: a server holds many sessions
+the session in place (`new_session`, `switch_session`, `fork`, `clone_session`) do not: a server holds many sessions
 and each keeps running for its own clients, so the other session is created or opened through the
 bridge beside it, and the answer carries that session's snapshot. The client then follows the other
 session instead (`HttpAgentConnection` emits `SessionReplaced` itself). Listing, renaming and deleting
@@ -20,6 +20,7 @@ from prime_jupyter.protocol.commands import (
     AbortCommand,
     AnswerQuestionCommand,
     ClearQueueCommand,
+    CloneSessionCommand,
     Command,
     CompactCommand,
     DeleteSessionCommand,
@@ -29,11 +30,14 @@ from prime_jupyter.protocol.commands import (
     GetMessagesCommand,
     GetSessionViewCommand,
     GetStateCommand,
+    InterruptKernelCommand,
     ListSessionsCommand,
     NavigateTreeCommand,
     NewSessionCommand,
     PromptCommand,
     RenameSessionCommand,
+    RestartKernelCommand,
+    SetLabelCommand,
     SetModelCommand,
     SetThinkingLevelCommand,
     SteerCommand,
@@ -42,7 +46,7 @@ from prime_jupyter.protocol.commands import (
 from prime_jupyter.protocol.requests import ChatNewRequest, ModelRef
 from prime_jupyter.protocol.snapshot import OkResult, ReplacedResult, SessionsResult
 from prime_jupyter.protocol.wire import WireModel
-from prime_jupyter.runtime.session_ops import export_target, fork_transcript, resolve_cwd
+from prime_jupyter.runtime.session_ops import clone_transcript, export_target, fork_transcript, resolve_cwd
 from prime_jupyter.server.attach.event_log import ConnectionHub
 from prime_jupyter.server.host.bridge import PrimeBridge
 from prime_jupyter.server.host.live import LiveSession
@@ -113,6 +117,15 @@ async def _run_session_command(ctx: CommandContext, command: Command) -> WireMod
             return _replaced(ctx, await resolve_session(ctx.bridge, ref))
         case ForkCommand(entry_id=entry_id, position=position):
             return await _fork(ctx, entry_id, position)
+        case CloneSessionCommand():
+            cloned = clone_transcript(ctx.live.session, ctx.bridge.config.sessions_dir)
+            return _replaced(ctx, await ctx.bridge.get(cloned.session_id))
+        case SetLabelCommand(entry_id=entry_id, label=label):
+            await connection.set_label(entry_id, label)
+        case InterruptKernelCommand():
+            await connection.interrupt_kernel()  # the kernel is the server's own: its kernel manager does it
+        case RestartKernelCommand():
+            await connection.restart_kernel()
         case ListSessionsCommand(scope=scope):
             cwd = ctx.live.session.cwd if scope == "current" else None
             return SessionsResult(sessions=await ctx.bridge.summaries(cwd))

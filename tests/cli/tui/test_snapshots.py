@@ -7,11 +7,14 @@ Update the pictures with `pytest tests/cli/tui/test_snapshots.py --snapshot-upda
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
 from prime_jupyter.cli.tui.app import PrimeApp
 from prime_jupyter.cli.tui.screens.question import QuestionDialog
+from prime_jupyter.cli.tui.screens.session_picker import SessionPicker
+from prime_jupyter.cli.tui.screens.tree import TreeScreen
 from prime_jupyter.cli.tui.widgets.editor import PromptEditor
 from prime_jupyter.cli.tui.widgets.status_footer import StatusFooter
 from prime_jupyter.cli.tui.widgets.tool_card import ToolCard
@@ -19,6 +22,8 @@ from textual.pilot import Pilot
 from tui_kit import answers, local_connection, until
 
 from prime_jupyter.connection.base import AgentConnection
+from prime_jupyter.protocol.common import SessionSummary
+from prime_jupyter.runtime.factory import SessionMode
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
 
 SnapCompare = Callable[..., bool]
@@ -38,9 +43,9 @@ frame = pd.read_csv("data.csv")
 That is **all**."""
 
 
-def app_in(home: Path, tools: list[str] | None = None) -> PrimeApp:
+def app_in(home: Path, tools: list[str] | None = None, mode: SessionMode = "new") -> PrimeApp:
     async def connect() -> AgentConnection:
-        return local_connection(home, tools)
+        return local_connection(home, tools, mode)
 
     return PrimeApp(connect, cwd_label="~/work", owns_connection=True)
 
@@ -75,7 +80,8 @@ def test_an_80_by_24_terminal(snap_compare: SnapCompare, home: Path, llm: Script
     assert snap_compare(app_in(home), terminal_size=(80, 24), run_before=done)
 
 
-def test_an_ipython_card(snap_compare: SnapCompare, home: Path, llm: ScriptedLLMServer) -> None:
+def ipython_card(llm: ScriptedLLMServer) -> Callable[[Pilot[None]], object]:
+    """An ipython call with 12 lines of output, a result and a traceback; done when its answer is in."""
     code = "for i in range(12):\n    print('line', i)\n{'rows': 3}\n1/0"
     llm.enqueue(
         ScriptedTurn(blocks=[ToolCall(name="ipython", id="call-1", arguments={"code": code})]),
@@ -85,7 +91,83 @@ def test_an_ipython_card(snap_compare: SnapCompare, home: Path, llm: ScriptedLLM
     def card_done(pilot: Pilot[None]) -> bool:
         return "It divided by zero." in answers(pilot.app) and bool(pilot.app.screen.query(ToolCard))
 
-    assert snap_compare(app_in(home, ["ipython"]), terminal_size=(100, 40), run_before=prompt("run it", card_done))
+    return prompt("run it", card_done)
+
+
+def test_an_ipython_card_collapsed(snap_compare: SnapCompare, home: Path, llm: ScriptedLLMServer) -> None:
+    assert snap_compare(app_in(home, ["ipython"]), terminal_size=(100, 40), run_before=ipython_card(llm))
+
+
+def test_an_ipython_card_expanded(snap_compare: SnapCompare, home: Path, llm: ScriptedLLMServer) -> None:
+    shown = ipython_card(llm)
+
+    async def expanded(pilot: Pilot[None]) -> None:
+        await shown(pilot)  # type: ignore[misc]
+        card = pilot.app.screen.query_one(ToolCard)
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: card.expanded)
+
+    assert snap_compare(app_in(home, ["ipython"]), terminal_size=(100, 50), run_before=expanded)
+
+
+def test_the_session_picker(snap_compare: SnapCompare, home: Path) -> None:
+    now = 1_780_000_000_000
+    hour = 3_600_000
+
+    def summary(sid: str, first: str, cwd: str, hours: int, count: int, name: str | None = None) -> SessionSummary:
+        return SessionSummary(
+            session_id=sid,
+            title=name or first,
+            name=name,
+            cwd=cwd,
+            created_at=now - (hours + 5) * hour,
+            updated_at=now - hours * hour,
+            status="saved",
+            message_count=count,
+            first_message=first,
+        )
+
+    sessions = [
+        summary("0196-aaaa", "load the sales data", "/home/ada/sales", 2, 12),
+        summary("0196-bbbb", "draft the quarterly report from report.ipynb", "/home/ada/sales", 26, 40, "quarterly"),
+        summary("0196-cccc", "fix the report's plot", "/home/ada/plots", 200, 3),
+    ]
+
+    async def picking(pilot: Pilot[None]) -> None:
+        await connected(pilot)
+        pilot.app.push_screen(SessionPicker(sessions, "0196-bbbb", now_ms=now))
+        await until(pilot, lambda: isinstance(pilot.app.screen, SessionPicker))
+        await pilot.press(*"report")
+
+    assert snap_compare(app_in(home), terminal_size=(100, 30), run_before=picking)
+
+
+def test_the_session_tree(snap_compare: SnapCompare, home: Path, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(*(ScriptedTurn(blocks=[Text(text=answer)]) for answer in ("a1", "a2", "b2")))
+    asyncio.run(branched_session(home))
+
+    async def open_tree(pilot: Pilot[None]) -> None:
+        await connected(pilot)
+        await pilot.press(*"/tree", "enter")
+        await until(pilot, lambda: isinstance(pilot.app.screen, TreeScreen) and bool(pilot.app.screen.rows))
+
+    assert snap_compare(app_in(home, mode="continue"), terminal_size=(100, 30), run_before=open_tree)
+
+
+async def branched_session(home: Path) -> None:
+    """first → a1 → second → a2, and from a1 another way → b2 (the leaf); "first" labelled."""
+    connection = local_connection(home)
+    try:
+        for text in ("first", "second"):
+            await connection.prompt(text)
+            await connection.wait_for_idle()
+        messages = await connection.get_messages()
+        await connection.set_label(messages.entry_ids[0], "the start")
+        await connection.navigate_tree(messages.entry_ids[1])
+        await connection.prompt("another way")
+        await connection.wait_for_idle()
+    finally:
+        await connection.dispose()
 
 
 def test_a_question_dialog(snap_compare: SnapCompare, home: Path, llm: ScriptedLLMServer) -> None:

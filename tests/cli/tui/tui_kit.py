@@ -30,11 +30,11 @@ def local_connection(home: Path, tools: list[str] | None = None, mode: SessionMo
     return InProcessAgentConnection.create(options)
 
 
-def app_on(connection: AgentConnection, prompt: str | None = None) -> PrimeApp:
+def app_on(connection: AgentConnection, prompt: str | None = None, attached: bool = False) -> PrimeApp:
     async def connect() -> AgentConnection:
         return connection
 
-    return PrimeApp(connect, cwd_label="~/work", initial_prompt=prompt)
+    return PrimeApp(connect, cwd_label="~/work", initial_prompt=prompt, attached=attached)
 
 
 async def until(pilot: Pilot[None], condition: Callable[[], bool], within: float = 20.0) -> None:
