@@ -56,6 +56,9 @@ _KERNEL_EVENTS = frozenset({"agent_start", "agent_end", "tool_execution_start", 
 """After these the kernel's state may have changed (the view state does not carry it: `get_state()` does)."""
 
 
+_FOLD_BUDGET_S = 0.01
+"""Folding a burst of 20,000 streamed deltas at once held the loop for 200 ms and more (keys waited):
+a pass folds for at most this long, then draws (`benchmarks/bench_tui.py`)."""
 _BELL_AFTER_S = 5.0
 """A run longer than this rings the terminal's bell when it ends (the user may be looking elsewhere)."""
 _SEVERITY: dict[str, SeverityLevel] = {"info": "information", "warning": "warning", "error": "error"}
@@ -168,19 +171,24 @@ class ChatScreen(Screen[None]):
             return  # the app quit while a widget was being mounted: its DOM is going away
 
     async def _drain(self) -> None:
-        """Fold every event that came since the last pass, then draw once."""
+        """Fold the events that came since the last pass, then draw once; a pass folds for at most
+        `_FOLD_BUDGET_S`, then draws and lets the loop take keys before it goes on."""
         while True:
-            batch = [await self._events.get()]
-            while not self._events.empty():
-                batch.append(self._events.get_nowait())
-            for item in batch:
+            item = await self._events.get()
+            deadline = time.monotonic() + _FOLD_BUDGET_S
+            while True:
                 if isinstance(item, SessionEventReceived):
                     self.feed.apply((item.event,))
                     self._kernel_stale |= item.event.type in _KERNEL_EVENTS
                 else:
                     await self._connection_event(item)
+                if self._events.empty() or time.monotonic() > deadline:
+                    break
+                item = self._events.get_nowait()
             await self.feed.render()
             await self._after_render()
+            if not self._events.empty():
+                await asyncio.sleep(0)
 
     async def _connection_event(self, item: ConnectionEvent) -> None:
         if isinstance(item, SessionReplaced):
