@@ -6,9 +6,12 @@ paint, and closed here once the app has exited, on the same event loop the sessi
 session is disposed (its kernel shut down); an attached one only loses this client and keeps running.
 
 Start-up (the one place its tricks live; `benchmarks/bench_tui.py` measures them against pi, on 2 shared
-cores): the first paint needs Textual (about 0.55 s to import) and the chat screen only. Everything else
-is imported after it, off the event loop, so the editor takes keys while it loads:
+cores): the first paint needs Textual (about 0.55 s to import) and the boot screen only (the chat's editor
+and footer: `screens/boot.py`). Everything else is imported after it, off the event loop, so the editor
+takes keys while it loads:
 
+- the chat screen (its widgets, the view fold, pydantic) is imported in a thread, then swapped in for
+  the boot screen with what was typed;
 - the in-process runtime (`connection.in_process`: pydantic models, tools, session store; about 0.25 s)
   is imported in a thread before the session is opened (opened on the loop, once its modules are there);
 - the provider SDK (`import anthropic` is about 1.2 s, and 3,000 modules) is imported in a thread once
@@ -188,7 +191,7 @@ async def _run(
 ) -> int:
     from .app import PrimeApp  # Textual: about half a second, imported only when the app runs
 
-    app = PrimeApp(connect, cwd_label=cwd_label(cwd), initial_prompt=prompt, attached=attached)
+    app = PrimeApp(connect, cwd_label=cwd_label(cwd), initial_prompt=prompt, attached=attached, boot=True)
     if started is not None:
         started(app)
     try:

@@ -137,6 +137,10 @@ class ChatScreen(Screen[None]):
         if self._dispose and self.connection is not None:
             await self.connection.dispose()
 
+    def queue_prompt(self, text: str, behavior: str = "send") -> None:
+        """Send `text` once the session is open (after the first prompt given, if any)."""
+        self._waiting.append((behavior, text))
+
     def commands(self) -> list[tuple[str, str]]:
         return list(COMMANDS)
 
