@@ -23,8 +23,8 @@ takes keys while it loads:
   collection of the first answer walks them (see `gc_policy` for what such passes cost).
 
 Threads help here although imports hold the GIL: the loop only needs it in short turns (a key, a
-frame), and gets it back at the interpreter's forced switches (every 5 ms). Keys typed during the SDK's
-import show in about 15-20 ms (p50) on a loaded machine; making the importing thread sleep before each
+frame), and gets it back at the interpreter's forced switches (every 5 ms). Keys typed during these
+imports showed in 10-30 ms (p50) on the loaded machine; making the importing thread sleep before each
 module it imports, to hand the GIL over more often, measured no better.
 """
 
@@ -104,9 +104,9 @@ class LocalStart:
 
 class _AfterImport:
     """The in-process connection, importing its provider SDK in a thread once the chat has drawn the
-    session (its first `get_state()`, then the next refresh: imported while the session is drawn, the
-    import took half the GIL and the drawing of a long session took twice as long). Calls that reach the
-    provider wait for that import (off the loop); every other attribute is the connection's own."""
+    session (its first `get_state()`, then the next refresh), so that the import does not share the GIL
+    with that drawing. Calls that reach the provider wait for the import (off the loop); every other
+    attribute is the connection's own."""
 
     def __init__(
         self, connection: InProcessAgentConnection, after_refresh: Callable[[Callable[[], object]], object] | None
