@@ -57,8 +57,9 @@ _KERNEL_EVENTS = frozenset({"agent_start", "agent_end", "tool_execution_start", 
 
 
 _FOLD_BUDGET_S = 0.01
-"""Folding a burst of 20,000 streamed deltas at once held the loop for 200 ms and more (keys waited):
-a pass folds for at most this long, then draws (`benchmarks/bench_tui.py`)."""
+"""Folding a burst of thousands of streamed deltas in one pass held the loop for 100-400 ms (asyncio's
+debug mode, during `benchmarks/bench_tui.py`'s 20,000-delta answer): a pass folds for at most this long,
+then draws and lets keys in."""
 _BELL_AFTER_S = 5.0
 """A run longer than this rings the terminal's bell when it ends (the user may be looking elsewhere)."""
 _SEVERITY: dict[str, SeverityLevel] = {"info": "information", "warning": "warning", "error": "error"}

@@ -62,8 +62,8 @@ _APPEND_COST_SHARE = 4
 """A streaming text part appends what came at most every `_APPEND_MIN_S`, and waits at least this many
 times as long as its last append took. Each append parses the open paragraph again, and the next frame
 wraps it again: for a paragraph of 20,000 characters about 25 ms and 35 ms here. Appended as fast as
-deltas came (Textual's `MarkdownStream`), that work filled the loop: keys waited for 300-800 ms while a
-20,000-delta answer streamed (`benchmarks/bench_tui.py`)."""
+deltas came (Textual's `MarkdownStream`), that work came back-to-back and filled the loop while a
+20,000-delta answer streamed (`benchmarks/bench_tui.py`); bounded, it takes at most a fifth of it."""
 
 
 class _TextPart(Markdown):
