@@ -12,12 +12,6 @@ from collections.abc import AsyncIterable, AsyncIterator
 
 __all__ = ["drain", "iter_sse"]
 
-_EVENTS_PER_TURN = 128
-"""Events parsed between two yields to the event loop. A network chunk can hold thousands of events (a
-fast stream read late); parsed and delivered in one go they held the loop for 50-100 ms at a time, and
-the terminal app draws and takes keys on that loop (`benchmarks/bench_tui.py`). One more pass of the
-loop per 128 events costs well under 1 % of a stream's time."""
-
 
 async def iter_sse(chunks: AsyncIterable[bytes]) -> AsyncIterator[tuple[str, str]]:
     """Yield `(event, data)` for each SSE event; `event` is "" when the server named none."""
@@ -31,12 +25,10 @@ async def iter_sse(chunks: AsyncIterable[bytes]) -> AsyncIterator[tuple[str, str
         if b"\n\n" not in buffer:
             continue
         *blocks, buffer = buffer.split(b"\n\n")
-        for count, block in enumerate(blocks, 1):
+        for block in blocks:
             parsed = _parse_block(block)
             if parsed is not None:
                 yield parsed
-            if count % _EVENTS_PER_TURN == 0:
-                await asyncio.sleep(0)
     if buffer.strip():
         parsed = _parse_block(buffer)
         if parsed is not None:
