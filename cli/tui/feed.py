@@ -22,8 +22,11 @@ from .widgets.queue_view import QueueView
 
 __all__ = ["MOUNTED_MESSAGES", "Feed"]
 
-MOUNTED_MESSAGES = 200
-"""How many of a session's newest messages are mounted when it is opened."""
+MOUNTED_MESSAGES = 40
+"""How many of a session's newest messages are mounted when it is opened (and each time the user scrolls
+to the top). Enough to fill a tall terminal; layout costs grow with every widget mounted: with 200, the
+last answer of a 10,000-entry session showed 4.7 s after launch, most of it Textual laying out some
+1,300 widgets (`benchmarks/bench_tui.py`)."""
 
 
 class Feed:

@@ -90,7 +90,7 @@ def render_tool(view: CardData, expanded: bool) -> RenderableType:
         content = view.args.get("content")
         path = view.args.get("path")
         if view.name == "write" and isinstance(content, str) and content:
-            lexer = Syntax.guess_lexer(path if isinstance(path, str) else "", content)
+            lexer = _lexer(path if isinstance(path, str) else "", content)
             parts.append(_code(content, lexer, expanded, always=True))
         details = view.details if isinstance(view.details, dict) else {}
         diff = details.get("diff")
@@ -103,6 +103,21 @@ def render_tool(view: CardData, expanded: bool) -> RenderableType:
     if output.plain.strip():
         parts.append(_preview(output, expanded))
     return Group(*parts)
+
+
+_LEXERS = {
+    ".py": "python", ".pyi": "python", ".ipynb": "json", ".json": "json", ".js": "javascript",
+    ".ts": "typescript", ".tsx": "tsx", ".md": "markdown", ".sh": "bash", ".toml": "toml", ".yaml": "yaml",
+    ".yml": "yaml", ".html": "html", ".css": "css", ".rs": "rust", ".go": "go", ".c": "c", ".h": "c",
+    ".cpp": "cpp", ".java": "java", ".sql": "sql", ".r": "r", ".txt": "text", ".csv": "text",
+}  # fmt: skip
+"""Lexers by file suffix. Pygments' own guess loads and tries every lexer: its first call took 0.5 s, and
+the cards of a resumed session made it on the loop before the session showed (`bench_tui.py`)."""
+
+
+def _lexer(path: str, content: str) -> str:
+    suffix = path[path.rfind(".") :].lower() if "." in path.rpartition("/")[2] else ""
+    return _LEXERS.get(suffix) or Syntax.guess_lexer(path, content)
 
 
 def _code(code: str, lexer: str, expanded: bool, always: bool = False) -> RenderableType:

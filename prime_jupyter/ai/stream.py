@@ -49,6 +49,7 @@ __all__ = [
     "HttpBackend",
     "StreamOptions",
     "close_http_clients",
+    "import_provider",
     "resolve_http_backend",
     "stream",
 ]
@@ -81,6 +82,7 @@ _PROVIDERS = {
     "openai-completions": "prime_jupyter.ai.providers.openai_completions",
     "openai-responses": "prime_jupyter.ai.providers.openai_responses",
 }
+_SDKS = {"anthropic-messages": "anthropic", "openai-completions": "openai", "openai-responses": "openai"}
 
 
 class Emitter:
@@ -303,6 +305,15 @@ def stream(
     module = importlib.import_module(_PROVIDERS[model.api])
     provider: Provider = module.stream_provider
     return AssistantMessageEventStream(model, context, options, provider, on_event)
+
+
+def import_provider(api: str) -> None:
+    """Import the provider of `api` and its SDK (with the SDK's HTTP stacks) now, as its first stream
+    would (a second or more: `anthropic` alone is about 1.2 s here). Blocking, from any thread: for a host
+    that would rather do it in the background while its user types than on its event loop at the first
+    prompt."""
+    importlib.import_module(_PROVIDERS[api])
+    importlib.import_module(_SDKS[api])
 
 
 def resolve_http_backend(choice: str) -> HttpBackend:

@@ -60,6 +60,10 @@ _KERNEL_EVENTS = frozenset({"agent_start", "agent_end", "tool_execution_start", 
 
 _ESCAPE_AGAIN_S = 2.0
 """A second Esc this soon after the first (editor empty, no run) opens the tree."""
+_FOLD_BUDGET_S = 0.01
+"""Folding a burst of thousands of streamed deltas in one pass held the loop for 100-400 ms (asyncio's
+debug mode, during `benchmarks/bench_tui.py`'s 20,000-delta answer): a pass folds for at most this long,
+then draws and lets keys in."""
 _BELL_AFTER_S = 5.0
 """A run longer than this rings the terminal's bell when it ends (the user may be looking elsewhere)."""
 _SEVERITY: dict[str, SeverityLevel] = {"info": "information", "warning": "warning", "error": "error"}
@@ -141,6 +145,10 @@ class ChatScreen(Screen[None]):
         if self._dispose and self.connection is not None:
             await self.connection.dispose()
 
+    def queue_prompt(self, text: str, behavior: str = "send") -> None:
+        """Send `text` once the session is open (after the first prompt given, if any)."""
+        self._waiting.append((behavior, text))
+
     def commands(self) -> list[CommandInfo]:
         return command_list(self.connection)
 
@@ -184,19 +192,24 @@ class ChatScreen(Screen[None]):
             return  # the app quit while a widget was being mounted: its DOM is going away
 
     async def _drain(self) -> None:
-        """Fold every event that came since the last pass, then draw once."""
+        """Fold the events that came since the last pass, then draw once; a pass folds for at most
+        `_FOLD_BUDGET_S`, then draws and lets the loop take keys before it goes on."""
         while True:
-            batch = [await self._events.get()]
-            while not self._events.empty():
-                batch.append(self._events.get_nowait())
-            for item in batch:
+            item = await self._events.get()
+            deadline = time.monotonic() + _FOLD_BUDGET_S
+            while True:
                 if isinstance(item, SessionEventReceived):
                     self.feed.apply((item.event,))
                     self._kernel_stale |= item.event.type in _KERNEL_EVENTS
                 else:
                     await self._connection_event(item)
+                if self._events.empty() or time.monotonic() > deadline:
+                    break
+                item = self._events.get_nowait()
             await self.feed.render()
             await self._after_render()
+            if not self._events.empty():
+                await asyncio.sleep(0)
 
     async def _connection_event(self, item: ConnectionEvent) -> None:
         if isinstance(item, SessionReplaced):

@@ -1,18 +1,19 @@
 """One message of the conversation, drawn from its `MessageView` in the view state.
 
 A message is redrawn only when the view state holds a new `MessageView` for it (states share what did
-not change). Each text part streams through Textual's `MarkdownStream` while the message streams (only
-the new text is written; fragments that come faster than the screen draws are merged); thinking sits in
-a collapsed block; each tool part is a `ToolCard`, kept by its tool-call id.
+not change). Each text part appends only the new text while the message streams, and at a bounded rate
+(`_TextPart`); thinking sits in a collapsed block; each tool part is a `ToolCard`, kept by its tool-call
+id.
 """
 
 from __future__ import annotations
 
+import time
 from typing import TypeVar
 
 from textual.containers import Vertical
+from textual.timer import Timer
 from textual.widgets import Collapsible, Markdown, Static
-from textual.widgets.markdown import MarkdownStream
 
 from prime_jupyter.protocol.view import ErrorView, ImageView, MessageView, ReasoningView, TextView, ToolView
 
@@ -56,13 +57,25 @@ def _user_text(view: MessageView) -> str:
     return "\n".join(texts + images)
 
 
+_APPEND_MIN_S = 0.05
+_APPEND_COST_SHARE = 4
+"""A streaming text part appends what came at most every `_APPEND_MIN_S`, and waits at least this many
+times as long as its last append took. Each append parses the open paragraph again, and the next frame
+wraps it again: for a paragraph of 20,000 characters about 25 ms and 35 ms here. Appended as fast as
+deltas came (Textual's `MarkdownStream`), that work came back-to-back and filled the loop while a
+20,000-delta answer streamed (`benchmarks/bench_tui.py`); bounded, it takes at most a fifth of it."""
+
+
 class _TextPart(Markdown):
-    """A text part; streams while its message streams, then is left as written."""
+    """A text part; streams while its message streams (the new text appended at a bounded rate), then is
+    left as written."""
 
     def __init__(self) -> None:
         super().__init__(classes="answer")
         self.written = ""
-        self._stream: MarkdownStream | None = None
+        self._pending: list[str] = []
+        self._timer: Timer | None = None
+        self._wait_s = _APPEND_MIN_S
 
     async def show(self, text: str, streaming: bool) -> None:
         if text == self.written:
@@ -73,17 +86,27 @@ class _TextPart(Markdown):
             await self.update(text)
             return
         fresh, self.written = text[len(self.written) :], text
-        if not streaming and self._stream is None:
-            await self.append(fresh)
-            return
-        if self._stream is None:
-            self._stream = Markdown.get_stream(self)
-        await self._stream.write(fresh)
+        self._pending.append(fresh)
+        if not streaming:
+            await self.stop()
+        elif self._timer is None:
+            self._timer = self.set_timer(self._wait_s, self._append_pending)
+
+    async def _append_pending(self) -> None:
+        self._timer = None
+        fresh = "".join(self._pending)
+        self._pending.clear()
+        started = time.monotonic()
+        await self.append(fresh)
+        self._wait_s = max(_APPEND_MIN_S, _APPEND_COST_SHARE * (time.monotonic() - started))
 
     async def stop(self) -> None:
-        if self._stream is not None:
-            stream, self._stream = self._stream, None
-            await stream.stop()
+        """Append what is pending now (the part has stopped streaming)."""
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        if self._pending:
+            await self._append_pending()
 
 
 class _ThinkingPart(Collapsible):

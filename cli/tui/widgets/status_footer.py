@@ -78,9 +78,15 @@ class StatusFooter(Static):
         self.info = FooterInfo()
 
     def on_mount(self) -> None:
-        self.show(self.info)
+        self._draw(self.info)
 
     def show(self, info: FooterInfo) -> None:
+        """Draw `info` if it differs from what is shown: the chat calls this after every pass of events,
+        and each redraw costs a layout of the screen (with a long answer streaming, most of a frame)."""
+        if info != self.info:
+            self._draw(info)
+
+    def _draw(self, info: FooterInfo) -> None:
         self.info = info
         left = Text(self.cwd_label, style="dim", overflow="ellipsis", no_wrap=True)
         if info.session_name:

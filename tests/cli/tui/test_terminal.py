@@ -114,3 +114,25 @@ def test_ctrl_g_edits_the_prompt_in_the_editor(terminal: Terminal, home: Path, l
     assert "written in the editor" in str(llm.requests[0].body) and "a draft" not in str(llm.requests[0].body)
     terminal.send("C-q")
     terminal.wait(lambda: not terminal.alive(), "the app did not quit")
+
+
+def test_a_prompt_typed_at_the_first_paint_is_sent(terminal: Terminal, home: Path, llm: ScriptedLLMServer) -> None:
+    """The app paints before its chat screen, runtime and provider SDK are imported (they load in the
+    background): a prompt typed and sent at once, and a draft typed after it, are both kept."""
+    llm.enqueue(
+        ScriptedTurn(blocks=[Text(text="Got the early prompt.")]), ScriptedTurn(blocks=[Text(text="And the draft.")])
+    )
+    terminal.start(prime_command(home), home.parent / "work")
+    terminal.wait(lambda: "╭" in terminal.screen(), "the app did not paint")
+    before = terminal.screen()
+    terminal.send("typed before the session was open", "Enter")
+    terminal.send("a draft typed meanwhile")
+    assert "scripted/m1" not in before  # the footer names the model once the session is open: not yet
+    terminal.wait(lambda: "Got the early prompt." in terminal.screen(), "no answer to the early prompt")
+    assert "typed before the session was open" in str(llm.requests[0].body)
+    assert "a draft typed meanwhile" in terminal.screen()
+    terminal.send("Enter")
+    terminal.wait(lambda: "And the draft." in terminal.screen(), "no answer to the draft")
+    assert "a draft typed meanwhile" in str(llm.requests[1].body)
+    terminal.send("C-q")
+    terminal.wait(lambda: not terminal.alive(), "the app did not quit")
