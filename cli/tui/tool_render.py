@@ -24,7 +24,7 @@ from rich.text import Text
 from prime_jupyter.ai.types import ImageContent, TextContent
 from prime_jupyter.protocol.view import ToolView
 
-__all__ = ["PREVIEW_LINES", "CardData", "card_data", "render_tool", "summary_of"]
+__all__ = ["PREVIEW_LINES", "CardData", "card_data", "preview", "render_tool", "summary_of"]
 
 PREVIEW_LINES = 8
 """Lines of output a collapsed card shows (its last ones: errors and results come at the end)."""
@@ -98,10 +98,10 @@ def render_tool(view: CardData, expanded: bool) -> RenderableType:
     else:
         if view.args:
             arguments = json.dumps(view.args, indent=2, ensure_ascii=False)
-            parts.append(_preview(Text(arguments, style="dim"), expanded))
+            parts.append(preview(Text(arguments, style="dim"), expanded))
         output = _plain_output(view)
     if output.plain.strip():
-        parts.append(_preview(output, expanded))
+        parts.append(preview(output, expanded))
     return Group(*parts)
 
 
@@ -117,7 +117,8 @@ def _code(code: str, lexer: str, expanded: bool, always: bool = False) -> Render
     return Syntax(code.rstrip("\n"), lexer, theme="ansi_dark", background_color="default", word_wrap=True)
 
 
-def _preview(output: Text, expanded: bool) -> Text:
+def preview(output: Text, expanded: bool) -> Text:
+    """The last `PREVIEW_LINES` lines of `output` (with a line saying how many are hidden) unless `expanded`."""
     lines = output.split("\n", allow_blank=True)
     while lines and not lines[-1].plain.strip():
         lines.pop()

@@ -47,6 +47,7 @@ from ..widgets.command_menu import CommandMenu
 from ..widgets.conversation import Conversation
 from ..widgets.editor import PromptEditor
 from ..widgets.queue_view import QueueView
+from ..widgets.shell_card import ShellCard
 from ..widgets.status_footer import StatusFooter, footer_info
 from .question import DialogResult, QuestionDialog
 
@@ -111,6 +112,8 @@ class ChatScreen(Screen[None]):
         self._expanded = False
         self._link = "connected"
         self._unsubscribe: Callable[[], None] | None = None
+        self._shell: ShellCard | None = None
+        """The card of the shell command running now (Esc cancels it)."""
 
     def compose(self) -> ComposeResult:
         yield Conversation(id="conversation")
@@ -275,6 +278,10 @@ class ChatScreen(Screen[None]):
 
     async def on_prompt_editor_submitted(self, event: PromptEditor.Submitted) -> None:
         text = event.text.strip()
+        if text.startswith("!"):
+            include = not text.startswith("!!")
+            self._run_shell(text.removeprefix("!!" if not include else "!").strip(), include)
+            return
         if text.startswith("/") and "\n" not in text:
             word, _, arg = text[1:].partition(" ")
             name = resolve(word, [n for n, _ in self.commands()])
@@ -307,6 +314,25 @@ class ChatScreen(Screen[None]):
         except PrimeError as exc:
             await self.conversation.add_line(f"Not sent: {exc}", "error")
 
+    @work(group="shell")
+    async def _run_shell(self, command: str, include_in_context: bool) -> None:
+        """`!cmd` (the output goes into the agent's context) or `!!cmd` (only shown): a card while it runs."""
+        if not command:
+            await self.conversation.add_line("Type the command after the '!': !ls (!!ls keeps it from the agent)")
+            return
+        if self.connection is None:
+            self.notify("Still connecting to the session…", severity="warning")
+            self.editor.set_prompt(("!" if include_in_context else "!!") + command)
+            return
+        card = self._shell = ShellCard(command, include_in_context)
+        await self.conversation.add_shell(card)
+        try:
+            card.finish(await self.connection.run_shell(command, include_in_context))
+        except (PrimeError, ValueError) as exc:
+            card.fail(f"Not run: {exc}")
+        finally:
+            self._shell = None
+
     @work(group="command")
     async def _command(self, name: str, arg: str) -> None:
         await run_command(self, name, arg)
@@ -317,7 +343,7 @@ class ChatScreen(Screen[None]):
         if self.menu.display:
             self.menu.display = False
             self.editor.menu_open = False
-        elif self.feed.running and self.connection is not None:
+        elif (self.feed.running or self._shell is not None) and self.connection is not None:
             self._abort()
 
     @work(group="abort")
