@@ -10,6 +10,7 @@ from textual.screen import Screen
 from prime_jupyter.connection.base import AgentConnection
 
 from .connect import Connector
+from .images import InlineImage
 from .screens.chat import ChatScreen
 
 __all__ = ["PrimeApp"]
@@ -29,6 +30,7 @@ class PrimeApp(App[None]):
         initial_prompt: str | None = None,
         attached: bool = False,
         owns_connection: bool = False,
+        inline_images: InlineImage | None = None,
     ) -> None:
         super().__init__()
         self._connect = connect
@@ -37,6 +39,8 @@ class PrimeApp(App[None]):
         self._initial_prompt = initial_prompt
         self.attached = attached
         """Attached to a server: quitting leaves the session running there."""
+        self.inline_images = inline_images
+        """How tool cards draw images on this terminal (None: as placeholders); `images.inline_images()`."""
         self.connection: AgentConnection | None = None
         """The chat's connection once open. Whoever runs the app disposes of it after the app exits, unless the
         app `owns_connection`: then the chat disposes of it as it closes, on the app's own event loop."""

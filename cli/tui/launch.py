@@ -62,8 +62,10 @@ def run_app(connect: Connector, cwd: Path, words: Sequence[str] = (), attached: 
 
 async def _run(connect: Connector, cwd: Path, prompt: str | None, attached: bool) -> int:
     from .app import PrimeApp  # Textual: about half a second, imported only when the app runs
+    from .images import inline_images
 
-    app = PrimeApp(connect, cwd_label=cwd_label(cwd), initial_prompt=prompt, attached=attached)
+    images = inline_images()  # before the app takes the terminal: it may ask the terminal what it draws
+    app = PrimeApp(connect, cwd_label=cwd_label(cwd), initial_prompt=prompt, attached=attached, inline_images=images)
     try:
         await app.run_async()
     finally:
