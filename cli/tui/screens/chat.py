@@ -105,6 +105,8 @@ class ChatScreen(Screen[None]):
         self._waiting: list[tuple[str, str]] = [("send", initial_prompt)] if initial_prompt else []
         self._events: asyncio.Queue[ConnectionEvent] = asyncio.Queue()
         self._dialog: QuestionDialog | None = None
+        self._closed_questions: set[str] = set()
+        """Questions whose dialog closed here (answered, declined, timed out, settled elsewhere)."""
         self._kernel_state: str | None = None
         self._kernel_stale = True
         self._run_started: float | None = None
@@ -235,17 +237,29 @@ class ChatScreen(Screen[None]):
         if self._dialog is not None and all(q.id != self._dialog.question.id for q in questions):
             self._dialog.close_settled()
             self._dialog = None
-        if self._dialog is None and questions:
-            question = questions[0]
+        waiting = [q for q in questions if q.id not in self._closed_questions]
+        if self._dialog is None and waiting:
+            question = waiting[0]
             self._dialog = QuestionDialog(question)
             self.app.bell()
             self.app.push_screen(self._dialog, lambda result: self._answered(question, result))
 
     def _answered(self, question: Question, result: DialogResult | None) -> None:
+        self._closed_questions.add(question.id)  # not opened again while the session settles it
         if self._dialog is not None and self._dialog.question.id == question.id:
             self._dialog = None
+        if result is not None and result.timed_out:
+            self._timed_out(question)
         if result is not None and result.send and self.connection is not None:
             self._answer(question.id, result)
+
+    @work(group="timeouts")
+    async def _timed_out(self, question: Question) -> None:
+        waited = round(question.timeout_ms / 1000)
+        await self.conversation.add_line(
+            f"Nobody answered “{question.title}” within {waited} s, so the agent went on without an answer.",
+            "warning",
+        )
 
     @work(group="answers")
     async def _answer(self, question_id: str, result: DialogResult) -> None:
