@@ -3,6 +3,8 @@ the chat screen holds the session (through its `AgentConnection`) and opens the 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
@@ -31,6 +33,8 @@ class PrimeApp(App[None]):
         attached: bool = False,
         owns_connection: bool = False,
         inline_images: InlineImage | None = None,
+        theme: str | None = None,
+        settings_file: Path | None = None,
     ) -> None:
         super().__init__()
         self._connect = connect
@@ -39,6 +43,10 @@ class PrimeApp(App[None]):
         self._initial_prompt = initial_prompt
         self.attached = attached
         """Attached to a server: quitting leaves the session running there."""
+        self.settings_file = settings_file
+        """Where `/theme` keeps the chosen theme (`connection.preferences`); None: it is not kept."""
+        if theme in self.available_themes:
+            self.theme = theme  # the one chosen last time, before the first paint
         self.inline_images = inline_images
         """How tool cards draw images on this terminal (None: as placeholders); `images.inline_images()`."""
         self.connection: AgentConnection | None = None

@@ -6,9 +6,11 @@ connection raises for a command (`PrimeError`, a refused value) become a notice,
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal, cast
 
-from prime_jupyter.errors import PrimeError
+from prime_jupyter.errors import ConfigError, PrimeError
 from prime_jupyter.protocol.common import ModelRef
 from prime_jupyter.protocol.view import TextView
 
@@ -34,7 +36,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("session", "this session's id, file, tokens and cost"),
     ("copy", "copy the last answer to the clipboard"),
     ("kernel", "the agent's kernel: its state and id"),
-    ("theme", "switch between the dark and light look, or name a Textual theme"),
+    ("theme", "switch between the dark and light look, or name a Textual theme (kept for next time)"),
     ("help", "commands and keys"),
     ("quit", "leave (an attached session keeps running in its server)"),
 )
@@ -57,7 +59,7 @@ async def run_command(chat: ChatScreen, name: str, arg: str) -> None:
         chat.app.exit()
         return
     if name == "theme":
-        _theme(chat, arg)
+        await _theme(chat, arg)
         return
     if connection is None:
         chat.notify("Still connecting to the session…", severity="warning")
@@ -145,7 +147,8 @@ async def _thinking(chat: ChatScreen, connection: AgentConnection, arg: str) -> 
     await connection.set_thinking_level(level)
 
 
-def _theme(chat: ChatScreen, arg: str) -> None:
+async def _theme(chat: ChatScreen, arg: str) -> None:
+    """Switch the theme, and keep it in the settings for the next launch."""
     app = chat.app
     named = {"dark": "textual-dark", "light": "textual-light"}.get(arg, arg)
     if not named:
@@ -154,6 +157,14 @@ def _theme(chat: ChatScreen, arg: str) -> None:
         chat.notify(f"No theme '{arg}': try dark, light or one of {', '.join(sorted(app.available_themes))}")
         return
     app.theme = named
+    from prime_jupyter.connection.preferences import write_preference
+
+    settings: Path | None = getattr(app, "settings_file", None)
+    if settings is not None:
+        try:
+            await asyncio.to_thread(write_preference, settings, "theme", named)
+        except (ConfigError, OSError) as exc:
+            chat.notify(f"The theme is not kept for next time: {exc}", severity="warning")
 
 
 async def _kernel_text(chat: ChatScreen, connection: AgentConnection, arg: str) -> str:
