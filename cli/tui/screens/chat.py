@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from textual import work
 from textual.app import ComposeResult
@@ -43,6 +44,7 @@ from ..connect import Connector
 from ..external_editor import edit_externally
 from ..feed import Feed
 from ..files import attach_files
+from ..git_branch import git_branch
 from ..widgets.command_menu import CommandMenu
 from ..widgets.conversation import Conversation
 from ..widgets.editor import PromptEditor
@@ -115,6 +117,8 @@ class ChatScreen(Screen[None]):
         self._link = "connected"
         self._unsubscribe: Callable[[], None] | None = None
         self._shell: ShellCard | None = None
+        self._branch: str | None = None
+        """The git branch of the session's directory, read again when a run or a command ends."""
         """The card of the shell command running now (Esc cancels it)."""
 
     def compose(self) -> ComposeResult:
@@ -157,6 +161,7 @@ class ChatScreen(Screen[None]):
         snapshot = await connection.get_snapshot()
         self.completions.connection = connection
         self.completions.set_cwd(snapshot.state.cwd)
+        self._read_branch()
         await self.feed.load(snapshot)
         await self._after_render()
         gc_policy.start_up_done()  # the session is open and drawn: start-up is over
@@ -191,6 +196,8 @@ class ChatScreen(Screen[None]):
         if isinstance(item, SessionReplaced):
             await self.feed.render()
             await self.feed.load(item.snapshot)
+            self.completions.set_cwd(item.snapshot.state.cwd)
+            self._read_branch()
             self._kernel_stale = True
         elif isinstance(item, ClientSetEditorText):
             self.editor.set_prompt(item.text)
@@ -224,11 +231,21 @@ class ChatScreen(Screen[None]):
             if now - self._run_started > _BELL_AFTER_S:
                 self.app.bell()
             self._run_started = None
+            self._read_branch()  # the run may have switched it
             gc_policy.modules_loaded()  # a first run imports a provider SDK: freeze it, as the server does
 
     def refresh_footer(self) -> None:
         if self.feed.state is not None:
-            self.footer.show(footer_info(self.feed.state, self._kernel_state, self.feed.running, self._link))
+            running = self.feed.running
+            self.footer.show(footer_info(self.feed.state, self._kernel_state, running, self._link, self._branch))
+
+    @work(group="branch", exclusive=True)
+    async def _read_branch(self) -> None:
+        """The branch of the session's directory, read off the UI thread."""
+        branch = await asyncio.to_thread(git_branch, Path(self.completions.cwd))
+        if branch != self._branch:
+            self._branch = branch
+            self.refresh_footer()
 
     # --- questions ------------------------------------------------------------------------------
 
@@ -346,6 +363,7 @@ class ChatScreen(Screen[None]):
             card.fail(f"Not run: {exc}")
         finally:
             self._shell = None
+            self._read_branch()  # the command may have switched it
 
     @work(group="command")
     async def _command(self, name: str, arg: str) -> None:
