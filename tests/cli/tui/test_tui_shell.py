@@ -13,13 +13,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from prime_jupyter.cli.tui.app import PrimeApp
 from prime_jupyter.cli.tui.widgets.message import UserMessageView
 from prime_jupyter.cli.tui.widgets.shell_card import ShellCard
 from rich.console import Console
+from test_snapshots import SnapCompare, connected
 from textual.pilot import Pilot
 from tui_kit import SIZE, answers, app_on, local_connection, until
 
 from prime_jupyter.connection import ServerTarget, open_connection
+from prime_jupyter.connection.base import AgentConnection
 from prime_jupyter.connection.in_process import InProcessAgentConnection
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text
 from prime_jupyter.testing.jupyter_process import TOKEN, JupyterProcess, write_agent_dir
@@ -147,3 +150,18 @@ async def test_an_attached_app_runs_the_command_in_the_server(jupyter: JupyterPr
     sent = last_request(llm)
     assert "Ran `pwd`" in sent and str(Path(cwd).resolve()) in sent
     assert "server-private" not in sent
+
+
+def test_a_shell_card(snap_compare: SnapCompare, home: Path) -> None:
+    """`!cmd` with its output and exit code, and `!!cmd`, marked as kept from the agent."""
+
+    async def connect() -> AgentConnection:
+        return local_connection(home)
+
+    async def ran(pilot: Pilot[None]) -> None:
+        await connected(pilot)
+        await run(pilot, "!printf 'year,sales\\n2025,10\\n2026,12\\n' > data.csv; wc -l data.csv; exit 1")
+        await run(pilot, "!!head -n 2 data.csv")
+
+    app = PrimeApp(connect, cwd_label="~/work", owns_connection=True)
+    assert snap_compare(app, terminal_size=(100, 24), run_before=ran)
