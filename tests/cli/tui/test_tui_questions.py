@@ -105,7 +105,9 @@ async def test_the_dialog_rings_counts_down_and_closes_when_the_time_is_up(
         monkeypatch.setattr(app, "bell", lambda: rings.append(type(app.screen).__name__))  # the terminal's bell
         async with app.run_test(size=SIZE) as pilot:
             await pilot.press(*"save it", "enter")
-            await until(pilot, lambda: isinstance(app.screen, QuestionDialog))
+            await until(
+                pilot, lambda: isinstance(app.screen, QuestionDialog) and bool(app.screen.query("#question-time"))
+            )
             assert rings == ["ChatScreen"]  # rung as the question came, before its dialog opened
             left = lambda: str(app.screen.query_one("#question-time", Static).content)  # noqa: E731
             first = left()
