@@ -79,6 +79,22 @@ async def test_a_double_bang_command_is_shown_but_kept_from_the_agent(
         await pilot.press(*"anything?", "enter")
         await until(pilot, lambda: "Nothing to see." in answers(app))
     assert "anything?" in last_request(llm) and "private-output" not in last_request(llm)
+    transcript = (await connection.get_state()).session_file
+    assert transcript is not None
+    kept = [json.loads(line) for line in Path(transcript).read_text().splitlines()]
+    shells = [e["message"] for e in kept if e.get("type") == "message" and e["message"]["role"] == "bashExecution"]
+    assert shells == [
+        {
+            "role": "bashExecution",
+            "command": "echo private-output",
+            "output": "private-output",
+            "exitCode": 0,
+            "cancelled": False,
+            "truncated": False,
+            "excludeFromContext": True,
+            "timestamp": shells[0]["timestamp"],
+        }
+    ]
 
 
 @pytest.mark.asyncio
