@@ -14,10 +14,9 @@ import os
 import tempfile
 from pathlib import Path
 
-from pydantic import JsonValue
+from pydantic import JsonValue  # already imported by the app's seam types: no cost at launch
 
-from prime_jupyter.ai.config_file import read_config
-from prime_jupyter.ai.registry import agent_dir
+from prime_jupyter.ai.config_file import agent_dir, read_config
 from prime_jupyter.errors import ConfigError
 
 __all__ = ["read_preference", "settings_path", "write_preference"]
