@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from textual.widget import Widget
+from textual.widgets import Static
 
 __all__ = ["InlineImage", "graphics_terminal", "inline_images", "open_in_viewer", "save_images"]
 
@@ -55,7 +56,14 @@ def inline_images() -> InlineImage | None:
 
     if Chosen is not Sixel and Chosen is not Tgp:
         return None  # half-cell blocks are a picture of the picture: the placeholder says more
-    return lambda data: Image(io.BytesIO(data), classes="card-image")
+
+    def draw(data: bytes) -> Widget:
+        try:
+            return Image(io.BytesIO(data), classes="card-image")
+        except (OSError, ValueError):  # not an image Pillow can read: the placeholder above says what it is
+            return Static("(this image cannot be drawn: Pillow cannot read it; s saves it)", classes="hint")
+
+    return draw
 
 
 def save_images(images: Sequence[tuple[str, bytes]], stem: str, directory: Path | None = None) -> list[Path]:

@@ -4,7 +4,8 @@ The screen paints before the connection exists: the connection is opened in a wo
 paint, and prompts sent meanwhile wait for it. Connection events arrive through the listener into a
 queue that one worker drains in order (a burst of streamed deltas is drawn once); the feed draws them,
 the footer is refreshed from `get_state()` when a run or the model changes, and questions open the
-question dialog (one at a time, closed here when they are settled anywhere).
+question dialog (one at a time, closed here when they are settled anywhere). `!cmd` and `!!cmd` run a
+shell command through the connection and show it as a card of the app's own (`ShellCard`).
 """
 
 from __future__ import annotations
@@ -117,9 +118,9 @@ class ChatScreen(Screen[None]):
         self._link = "connected"
         self._unsubscribe: Callable[[], None] | None = None
         self._shell: ShellCard | None = None
+        """The card of the shell command running now (Esc cancels it)."""
         self._branch: str | None = None
         """The git branch of the session's directory, read again when a run or a command ends."""
-        """The card of the shell command running now (Esc cancels it)."""
 
     def compose(self) -> ComposeResult:
         yield Conversation(id="conversation")
