@@ -98,11 +98,12 @@ async def test_a_double_bang_command_is_shown_but_kept_from_the_agent(
 
 
 @pytest.mark.asyncio
-async def test_escape_cancels_a_running_command(connection: InProcessAgentConnection) -> None:
+async def test_escape_cancels_a_running_command(connection: InProcessAgentConnection, home: Path) -> None:
+    started = home.parent / "work" / "started"
     app = app_on(connection)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press(*"!echo started; sleep 60", "enter")
-        await until(pilot, lambda: bool(pilot.app.screen.query(ShellCard)))
+        await pilot.press(*"!touch started; sleep 60", "enter")
+        await until(pilot, started.exists)
         card = pilot.app.screen.query_one(ShellCard)
         assert "running… (esc cancels)" in shown(card)
         await pilot.press("escape")
@@ -181,3 +182,22 @@ def test_a_shell_card(snap_compare: SnapCompare, home: Path) -> None:
 
     app = PrimeApp(connect, cwd_label="~/work", owns_connection=True)
     assert snap_compare(app, terminal_size=(100, 24), run_before=ran)
+
+
+@pytest.mark.asyncio
+async def test_escape_cancels_a_command_running_in_the_server(jupyter: JupyterProcess, llm: ScriptedLLMServer) -> None:
+    write_agent_dir(jupyter.agent_dir, llm)
+    target = ServerTarget(cwd=jupyter.root_dir / "work", url=jupyter.endpoint.url, token=TOKEN, model="scripted/m1")
+    connection = await open_connection(target)
+    try:
+        started = Path((await connection.get_state()).cwd) / "started"
+        app = app_on(connection)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press(*"!touch started; sleep 60", "enter")
+            await until(pilot, started.exists)  # running in the server (an Esc before it would find nothing)
+            card = app.screen.query_one(ShellCard)
+            await pilot.press("escape")
+            await until(pilot, lambda: card.result is not None)
+            assert card.result is not None and card.result.cancelled and "cancelled" in shown(card)
+    finally:
+        await connection.dispose()
