@@ -12,9 +12,12 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from prime_jupyter.connection.base import AgentConnection
 
     from .connect import Connector
+    from .images import InlineImage
     from .screens.boot import BootScreen
     from .screens.chat import ChatScreen
 
@@ -36,6 +39,9 @@ class PrimeApp(App[None]):
         attached: bool = False,
         owns_connection: bool = False,
         boot: bool = False,
+        inline_images: InlineImage | None = None,
+        theme: str | None = None,
+        settings_file: Path | None = None,
     ) -> None:
         super().__init__()
         self._boot = boot
@@ -45,6 +51,12 @@ class PrimeApp(App[None]):
         self._initial_prompt = initial_prompt
         self.attached = attached
         """Attached to a server: quitting leaves the session running there."""
+        self.settings_file = settings_file
+        """Where `/theme` keeps the chosen theme (`connection.preferences`); None: it is not kept."""
+        if theme in self.available_themes:
+            self.theme = theme  # the one chosen last time, before the first paint
+        self.inline_images = inline_images
+        """How tool cards draw images on this terminal (None: as placeholders); `images.inline_images()`."""
         self.connection: AgentConnection | None = None
         """The chat's connection once open. Whoever runs the app disposes of it after the app exits, unless the
         app `owns_connection`: then the chat disposes of it as it closes, on the app's own event loop."""

@@ -11,12 +11,14 @@ connection raises for a command (`PrimeError`, a refused value) become a notice,
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal, cast
 
 from prime_jupyter.connection.extensions import BUILTIN_COMMANDS, CommandInfo
 from prime_jupyter.connection.types import AgentConnectionUnsupportedError
-from prime_jupyter.errors import PrimeError
+from prime_jupyter.errors import ConfigError, PrimeError
 from prime_jupyter.protocol.common import ModelRef
 from prime_jupyter.protocol.view import TextView
 
@@ -35,7 +37,12 @@ if TYPE_CHECKING:
 __all__ = ["APP_COMMANDS", "APP_HANDLERS", "SESSION_HANDLERS", "command_list", "resolve", "run_command", "take_back"]
 
 APP_COMMANDS: tuple[CommandInfo, ...] = (
-    CommandInfo("theme", "switch between the dark and light look, or name a Textual theme", "[dark|light]", "app"),
+    CommandInfo(
+        "theme",
+        "switch between the dark and light look, or name a Textual theme (kept for next time)",
+        "[dark|light]",
+        "app",
+    ),
 )
 """The terminal app's own commands, besides the session's."""
 
@@ -119,6 +126,7 @@ async def _quit(chat: ChatScreen, arg: str) -> None:
 
 
 async def _theme(chat: ChatScreen, arg: str) -> None:
+    """Switch the theme, and keep it in the settings for the next launch."""
     app = chat.app
     named = {"dark": "textual-dark", "light": "textual-light"}.get(arg, arg)
     if not named:
@@ -127,6 +135,14 @@ async def _theme(chat: ChatScreen, arg: str) -> None:
         chat.notify(f"No theme '{arg}': try dark, light or one of {', '.join(sorted(app.available_themes))}")
         return
     app.theme = named
+    from prime_jupyter.connection.preferences import write_preference
+
+    settings: Path | None = getattr(app, "settings_file", None)
+    if settings is not None:
+        try:
+            await asyncio.to_thread(write_preference, settings, "theme", named)
+        except (ConfigError, OSError) as exc:
+            chat.notify(f"The theme is not kept for next time: {exc}", severity="warning")
 
 
 APP_HANDLERS: dict[str, AppHandler] = {"help": _help, "hotkeys": _hotkeys, "quit": _quit, "theme": _theme}

@@ -186,12 +186,38 @@ def run_app(
     return asyncio.run(_run(connect, cwd, prompt, attached, started))
 
 
+def _theme() -> tuple[Path, str | None]:
+    """The settings file the theme is kept in, and the theme chosen there last (None: the default)."""
+    from prime_jupyter.connection.preferences import read_preference, settings_path
+    from prime_jupyter.errors import ConfigError
+
+    path = settings_path()
+    try:
+        theme = read_preference(path, "theme")
+    except ConfigError as exc:  # the session will say so too, when it reads its settings
+        print(f"warning: {exc}", file=sys.stderr)
+        return path, None
+    return path, theme if isinstance(theme, str) else None
+
+
 async def _run(
     connect: Connector, cwd: Path, prompt: str | None, attached: bool, started: Callable[[App[None]], None] | None
 ) -> int:
     from .app import PrimeApp  # Textual: about half a second, imported only when the app runs
+    from .images import inline_images
 
-    app = PrimeApp(connect, cwd_label=cwd_label(cwd), initial_prompt=prompt, attached=attached, boot=True)
+    images = inline_images()  # before the app takes the terminal: it may ask the terminal what it draws
+    settings, theme = _theme()
+    app = PrimeApp(
+        connect,
+        cwd_label=cwd_label(cwd),
+        initial_prompt=prompt,
+        attached=attached,
+        boot=True,
+        inline_images=images,
+        theme=theme,
+        settings_file=settings,
+    )
     if started is not None:
         started(app)
     try:

@@ -24,7 +24,16 @@ from rich.text import Text
 from prime_jupyter.ai.types import ImageContent, TextContent
 from prime_jupyter.protocol.view import ToolView
 
-__all__ = ["PREVIEW_LINES", "CardData", "card_data", "render_tool", "summary_of"]
+__all__ = [
+    "BITMAP_MIMES",
+    "PREVIEW_LINES",
+    "CardData",
+    "card_data",
+    "images_of",
+    "preview",
+    "render_tool",
+    "summary_of",
+]
 
 PREVIEW_LINES = 8
 """Lines of output a collapsed card shows (its last ones: errors and results come at the end)."""
@@ -32,6 +41,8 @@ _CODE_PREVIEW_LINES = 20
 _SUMMARY_LENGTH = 80
 DIFF_MIME = "application/vnd.prime.diff+json"
 """The MIME type of the diff the kernel's `edit()` helper displays (`kernel/helpers.py`)."""
+BITMAP_MIMES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+"""The image types kept as base64 that a card can draw, save and open, best first (SVG is text)."""
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _SEPARATOR = re.compile(r"^-{20,}\s*$")
 
@@ -98,10 +109,10 @@ def render_tool(view: CardData, expanded: bool) -> RenderableType:
     else:
         if view.args:
             arguments = json.dumps(view.args, indent=2, ensure_ascii=False)
-            parts.append(_preview(Text(arguments, style="dim"), expanded))
+            parts.append(preview(Text(arguments, style="dim"), expanded))
         output = _ask_output(view) if view.name == "ask" else _plain_output(view)
     if output.plain.strip():
-        parts.append(_preview(output, expanded))
+        parts.append(preview(output, expanded))
     return Group(*parts)
 
 
@@ -120,6 +131,38 @@ def _lexer(path: str, content: str) -> str:
     return _LEXERS.get(suffix) or Syntax.guess_lexer(path, content)
 
 
+def images_of(view: CardData) -> list[tuple[str, bytes]]:
+    """The images a tool call produced, in order, as (MIME type, decoded bytes): the rich outputs of an
+    `ipython` call, the image blocks of any other tool's result."""
+    found: list[tuple[str, str]] = []
+    details = view.details if isinstance(view.details, dict) else {}
+    outputs = details.get("outputs")
+    if view.name == "ipython" and isinstance(outputs, list):
+        for output in outputs:
+            data = output.get("data") if isinstance(output, dict) else None
+            if isinstance(data, dict):
+                mime = next((m for m in BITMAP_MIMES if isinstance(data.get(m), str)), None)
+                if mime is not None:  # one image per output: a bundle may carry it in several types
+                    found.append((mime, str(data[mime])))
+    else:
+        found = [
+            (b.mime_type, b.data) for b in view.content if isinstance(b, ImageContent) and b.mime_type in BITMAP_MIMES
+        ]
+    decoded = []
+    for mime, data in found:
+        raw = _decode(data)
+        if raw:
+            decoded.append((mime, raw))
+    return decoded
+
+
+def _decode(data: str) -> bytes:
+    try:
+        return base64.b64decode("".join(data.split()), validate=False)
+    except ValueError:
+        return b""
+
+
 def _code(code: str, lexer: str, expanded: bool, always: bool = False) -> RenderableType:
     lines = code.rstrip("\n").split("\n")
     if not always and len(lines) == 1 and len(lines[0]) <= _SUMMARY_LENGTH:
@@ -132,7 +175,8 @@ def _code(code: str, lexer: str, expanded: bool, always: bool = False) -> Render
     return Syntax(code.rstrip("\n"), lexer, theme="ansi_dark", background_color="default", word_wrap=True)
 
 
-def _preview(output: Text, expanded: bool) -> Text:
+def preview(output: Text, expanded: bool) -> Text:
+    """The last `PREVIEW_LINES` lines of `output` (with a line saying how many are hidden) unless `expanded`."""
     lines = output.split("\n", allow_blank=True)
     while lines and not lines[-1].plain.strip():
         lines.pop()
@@ -191,6 +235,8 @@ def _append_output(text: Text, output: dict[str, JsonValue]) -> None:
 
 def _append_bundle(text: Text, data: dict[str, JsonValue], count: JsonValue) -> None:
     images = [mime for mime in data if mime.startswith("image/")]
+    best = next((mime for mime in BITMAP_MIMES if mime in images), None)
+    images = [best] if best is not None else images[:1]  # one image, however many types carry it
     plain = data.get("text/plain")
     _newline(text)
     diff = data.get(DIFF_MIME)

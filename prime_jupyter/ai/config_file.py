@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from prime_jupyter.errors import ConfigError
 
-__all__ = ["read_config"]
+__all__ = ["agent_dir", "read_config"]
+
+
+def agent_dir() -> Path:
+    """The agent's home: `$PRIME_AGENT_DIR`, else `~/.prime/agent`."""
+    override = os.environ.get("PRIME_AGENT_DIR")
+    return Path(override).expanduser() if override else Path.home() / ".prime" / "agent"
 
 
 def read_config(path: Path) -> str | None:

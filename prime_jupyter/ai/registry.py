@@ -19,7 +19,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
-from prime_jupyter.ai.config_file import read_config
+from prime_jupyter.ai.config_file import agent_dir, read_config
 from prime_jupyter.ai.errors import KeyHint, ProviderHints, did_you_mean
 from prime_jupyter.ai.models import (
     BUILTIN_MODELS,
@@ -39,12 +39,6 @@ log = logging.getLogger(__name__)
 ENV_API_KEYS = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 ENV_BASE_URLS = {"anthropic": "ANTHROPIC_BASE_URL", "openai": "OPENAI_BASE_URL"}
 DEFAULT_MODELS = {"anthropic": "claude-sonnet-5-5", "openai": "gpt-5.4"}
-
-
-def agent_dir() -> Path:
-    """The agent's home: `$PRIME_AGENT_DIR`, else `~/.prime/agent`."""
-    override = os.environ.get("PRIME_AGENT_DIR")
-    return Path(override).expanduser() if override else Path.home() / ".prime" / "agent"
 
 
 class _Custom(BaseModel):

@@ -16,6 +16,7 @@ from prime_jupyter.connection.extensions import CommandInfo, Renderer
 from prime_jupyter.connection.types import AfterReplace, ConnectionListener
 from prime_jupyter.protocol.common import CompactResult, ExportFormat, ExportResult
 from prime_jupyter.protocol.questions import QuestionAnswer
+from prime_jupyter.protocol.shell import ShellResult
 from prime_jupyter.protocol.snapshot import (
     AttachSnapshot,
     ConnectionState,
@@ -119,6 +120,11 @@ class AgentConnection(Protocol):
 
     # questions
     async def answer_question(self, question_id: str, answer: QuestionAnswer | None) -> bool: ...
+
+    # the user's shell commands (`!cmd` / `!!cmd` in the terminal app): run in the session's directory,
+    # kept in its transcript, in the model's context unless `include_in_context` is False; `abort()`
+    # cancels a command still running
+    async def run_shell(self, command: str, include_in_context: bool = True) -> ShellResult: ...
 
     # process-local
     @property

@@ -53,6 +53,7 @@ from prime_jupyter.protocol.connection_routes import CONNECTION_PATH, AttachRequ
 from prime_jupyter.protocol.event_decoder import EventDecoder
 from prime_jupyter.protocol.questions import QuestionAnswer
 from prime_jupyter.protocol.requests import InfoResponse, ModelRef, ModelsResponse, SeedMessage
+from prime_jupyter.protocol.shell import ShellRequest, ShellResult
 from prime_jupyter.protocol.snapshot import (
     AttachSnapshot,
     ConnectionState,
@@ -312,6 +313,14 @@ class HttpAgentConnection:
         except SessionNotFoundError:
             return False
         return True
+
+    # --- the user's shell commands (`!cmd`) -----------------------------------------------------
+
+    async def run_shell(self, command: str, include_in_context: bool = True) -> ShellResult:
+        """Run `command` in the session's directory in the server (inside its root)."""
+        request = ShellRequest(session_id=self._session_id, command=command, include_in_context=include_in_context)
+        result, _ = await self._transport.post(CONNECTION_PATH + "shell", dump(request), ShellResult)
+        return result
 
     # --- process-local --------------------------------------------------------------------------
 

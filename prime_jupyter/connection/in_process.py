@@ -43,6 +43,7 @@ from prime_jupyter.protocol.common import (
 )
 from prime_jupyter.protocol.events import SessionEvent
 from prime_jupyter.protocol.questions import QuestionAnswer
+from prime_jupyter.protocol.shell import ShellResult
 from prime_jupyter.protocol.snapshot import (
     AttachSnapshot,
     ConnectionState,
@@ -346,6 +347,21 @@ class InProcessAgentConnection:
 
     async def answer_question(self, question_id: str, answer: QuestionAnswer | None) -> bool:
         return self.session.ui.answer(question_id, answer)
+
+    # --- the user's shell commands (`!cmd`) -----------------------------------------------------
+
+    async def run_shell(self, command: str, include_in_context: bool = True) -> ShellResult:
+        message, entry_id = await self.session.run_shell(command, include_in_context)
+        return ShellResult(
+            command=message.command,
+            output=message.output,
+            exit_code=message.exit_code,
+            cancelled=message.cancelled,
+            truncated=message.truncated,
+            full_output_path=message.full_output_path,
+            included_in_context=not message.exclude_from_context,
+            entry_id=entry_id,
+        )
 
     # --- process-local --------------------------------------------------------------------------
 

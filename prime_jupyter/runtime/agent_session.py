@@ -40,8 +40,9 @@ from prime_jupyter.runtime.queue import MessageQueue
 from prime_jupyter.runtime.settings import Settings
 from prime_jupyter.runtime.ui import SessionUI
 from prime_jupyter.sessions.context import to_llm_message
-from prime_jupyter.sessions.entries import MessageEntry
+from prime_jupyter.sessions.entries import BashExecutionMessage, MessageEntry
 from prime_jupyter.sessions.manager import SessionManager
+from prime_jupyter.tools.user_command import run_user_command
 
 if TYPE_CHECKING:
     from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
@@ -85,6 +86,7 @@ class AgentSession:
         self._controller: AbortController | None = None
         self._run_task: asyncio.Task[None] | None = None
         self._compactor = CompactionRunner(self)
+        self._shell: AbortController | None = None
         self.ui = SessionUI(self.emit, settings.question_timeout_s)
 
     # --- state ----------------------------------------------------------------------------------
@@ -199,6 +201,8 @@ class AgentSession:
         """Stop the run wherever it is; queued messages are kept for the next run."""
         if self._controller is not None:
             self._controller.abort()
+        if self._shell is not None:
+            self._shell.abort()
         self.ui.cancel_all("abort")
         await self.wait_for_idle()
 
@@ -274,6 +278,32 @@ class AgentSession:
             http_backend=self.http_backend,
             hints=self.registry.hints(self.model.provider),
         )
+
+    # --- the user's shell commands (`!cmd`) -----------------------------------------------------
+
+    async def run_shell(self, command: str, include_in_context: bool = True) -> tuple[BashExecutionMessage, str]:
+        """Run the user's `command` in the session's directory and append it, with its output, to the
+        transcript (and the model's context unless `include_in_context` is False); `abort()` cancels it.
+        Returns the message and its entry id."""
+        if self.is_running:
+            raise BusyError("a run is going: wait for it to finish (or abort it) before running a command")
+        if self._shell is not None:
+            raise BusyError("a command is already running: wait for it, or abort it")
+        controller = self._shell = AbortController()
+        try:
+            run = await run_user_command(command, self.cwd, controller.signal)
+        finally:
+            self._shell = None
+        message = BashExecutionMessage(
+            command=command,
+            output=run.output,
+            exit_code=run.exit_code,
+            cancelled=run.cancelled,
+            truncated=run.truncated,
+            full_output_path=run.full_output_path,
+            exclude_from_context=not include_in_context,
+        )
+        return message, self.manager.append_message(message).id
 
     # --- model, thinking, name, compaction ------------------------------------------------------
 

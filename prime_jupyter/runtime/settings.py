@@ -52,6 +52,9 @@ class Settings(_S):
     kernel: KernelSettings = Field(default_factory=KernelSettings)
     tools: list[str] | None = None
     question_timeout_s: float = 60.0
+    theme: str | None = None
+    """The terminal app's theme (a Textual theme name), chosen with `/theme`; the runtime does not use it
+    (`connection.preferences` reads and writes it)."""
 
 
 def load_settings(agent_dir: Path, cwd: Path) -> Settings:

@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 from pydantic import JsonValue
 
 from prime_jupyter.ai.types import AssistantMessage, ImageContent, Message, TextContent, ThinkingContent, ToolCall
-from prime_jupyter.sessions.context import entry_message, to_llm_message
+from prime_jupyter.sessions.context import bash_execution_text, entry_message, to_llm_message
 from prime_jupyter.sessions.entries import (
     AgentMessage,
     AnyEntry,
+    BashExecutionMessage,
     BranchSummaryEntry,
     BranchSummaryMessage,
     CompactionEntry,
@@ -76,6 +77,8 @@ def estimate_tokens(message: AgentMessage) -> int:
     """Estimated tokens of one message: characters / 4, rounded up."""
     if isinstance(message, BranchSummaryMessage | CompactionSummaryMessage):
         chars = len(message.summary)
+    elif isinstance(message, BashExecutionMessage):
+        chars = len(bash_execution_text(message)) if not message.exclude_from_context else 0
     elif isinstance(message.content, str):
         chars = len(message.content)
     else:
@@ -110,7 +113,12 @@ def _is_cut_point(entry: AnyEntry) -> bool:
 def _starts_turn(entry: AnyEntry) -> bool:
     if isinstance(entry, BranchSummaryEntry):
         return True
-    return isinstance(entry, MessageEntry) and entry.message.role in ("user", "custom", "branchSummary")
+    return isinstance(entry, MessageEntry) and entry.message.role in (
+        "user",
+        "custom",
+        "branchSummary",
+        "bashExecution",
+    )
 
 
 def find_cut_point(

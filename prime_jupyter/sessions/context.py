@@ -3,7 +3,8 @@
 Walks the path once: the latest `model_change` (or assistant message) sets the model, the latest
 `thinking_level_change` the thinking level. If a compaction is on the path, its summary comes first,
 then the kept messages from `firstKeptEntryId` up to the compaction, then everything after it.
-Transcript-only messages (branch and compaction summaries, custom messages) become user messages;
+Transcript-only messages (branch and compaction summaries, custom messages, the user's shell commands)
+become user messages; a shell command run with `!!` (excluded from the context) is skipped;
 bookkeeping entries (labels, names, custom state, unknown entries) are skipped.
 
 `ContextFold` does that walk and keeps its result, so that entries appended under its leaf extend it
@@ -23,6 +24,7 @@ from prime_jupyter.ai.types import AssistantMessage, Message, TextContent, ToolR
 from prime_jupyter.sessions.entries import (
     AgentMessage,
     AnyEntry,
+    BashExecutionMessage,
     BranchSummaryEntry,
     BranchSummaryMessage,
     CompactionEntry,
@@ -42,6 +44,7 @@ __all__ = [
     "COMPACTION_SUMMARY_SUFFIX",
     "ContextFold",
     "SessionContext",
+    "bash_execution_text",
     "build_context",
     "entry_message",
     "iso_to_ms",
@@ -79,10 +82,27 @@ def iso_to_ms(timestamp: str) -> int:
         return 0
 
 
+def bash_execution_text(message: BashExecutionMessage) -> str:
+    """What the model reads of a shell command the user ran (pi's `bashExecutionToText`)."""
+    text = f"Ran `{message.command}`\n"
+    text += f"```\n{message.output}\n```" if message.output else "(no output)"
+    if message.cancelled:
+        text += "\n\n(command cancelled)"
+    elif message.exit_code is not None and message.exit_code != 0:
+        text += f"\n\nCommand exited with code {message.exit_code}"
+    if message.truncated and message.full_output_path:
+        text += f"\n\n[Output truncated. Full output: {message.full_output_path}]"
+    return text
+
+
+def _in_context(message: AgentMessage) -> bool:
+    return not (isinstance(message, BashExecutionMessage) and message.exclude_from_context)
+
+
 def entry_message(entry: AnyEntry) -> AgentMessage | None:
     """The message an entry contributes to the context, if any."""
     if isinstance(entry, MessageEntry):
-        return entry.message
+        return entry.message if _in_context(entry.message) else None
     if isinstance(entry, BranchSummaryEntry) and entry.summary:
         return BranchSummaryMessage(summary=entry.summary, from_id=entry.from_id, timestamp=iso_to_ms(entry.timestamp))
     return None
@@ -95,6 +115,8 @@ def to_llm_message(message: AgentMessage) -> Message:
     if isinstance(message, BranchSummaryMessage):
         text = BRANCH_SUMMARY_PREFIX + message.summary + BRANCH_SUMMARY_SUFFIX
         return UserMessage(content=[TextContent(text=text)], timestamp=message.timestamp)
+    if isinstance(message, BashExecutionMessage):
+        return UserMessage(content=[TextContent(text=bash_execution_text(message))], timestamp=message.timestamp)
     if isinstance(message, CompactionSummaryMessage):
         text = COMPACTION_SUMMARY_PREFIX + message.summary + COMPACTION_SUMMARY_SUFFIX
         return UserMessage(content=[TextContent(text=text)], timestamp=message.timestamp)
@@ -149,6 +171,9 @@ class ContextFold:
                 self._messages.append(message)
             elif type(message) is ToolResultMessage or type(message) is UserMessage:
                 self._messages.append(message)
+            elif not _in_context(message):
+                self.leaf_id = entry.id
+                return True
             else:
                 converted = to_llm_message(message)
                 if isinstance(converted, AssistantMessage):

@@ -43,6 +43,7 @@ __all__ = [
     "KNOWN_ENTRY_TYPES",
     "AgentMessage",
     "AnyEntry",
+    "BashExecutionMessage",
     "BranchSummaryEntry",
     "BranchSummaryMessage",
     "CompactionEntry",
@@ -113,13 +114,32 @@ class CustomMessage(_WireModel):
         return "\n".join(b.text for b in self.content if isinstance(b, TextContent))
 
 
+class BashExecutionMessage(_WireModel):
+    """A shell command the user ran (`!cmd` in the terminal app), with its output (pi's `bashExecution`).
+
+    The model sees it as a user message (`context.py`), unless `excludeFromContext` (`!!cmd`): then it
+    is only kept in the transcript. `output` is the tail the runner kept (`truncated`: the rest is in
+    `fullOutputPath`); `exitCode` is None when the command did not exit by itself (`cancelled`)."""
+
+    role: Literal["bashExecution"] = "bashExecution"
+    command: str
+    output: str
+    exit_code: int | None = None
+    cancelled: bool = False
+    truncated: bool = False
+    full_output_path: str | None = None
+    exclude_from_context: bool = False
+    timestamp: int = Field(default_factory=now_ms)
+
+
 AgentMessage: TypeAlias = Annotated[
     UserMessage
     | AssistantMessage
     | ToolResultMessage
     | BranchSummaryMessage
     | CompactionSummaryMessage
-    | CustomMessage,
+    | CustomMessage
+    | BashExecutionMessage,
     Field(discriminator="role"),
 ]
 

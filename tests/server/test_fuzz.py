@@ -32,6 +32,7 @@ from prime_jupyter.protocol.requests import (
     SessionRequest,
     SetModelRequest,
 )
+from prime_jupyter.protocol.shell import ShellRequest
 from prime_jupyter.server.routes import API_PREFIX, route_table
 from prime_jupyter.testing import ScriptedLLMServer
 from prime_jupyter.testing.jupyter_process import JupyterProcess, write_agent_dir
@@ -52,6 +53,7 @@ BODIES: dict[tuple[str, str], Any] = {
     ("POST", "connection/attach"): AttachRequest,
     ("POST", "connection/command"): CommandRequest,
     ("POST", "connection/wait"): WaitRequest,
+    ("POST", "connection/shell"): ShellRequest,  # never with the live session: it would run what it is sent
 }
 """The request model of every route that reads a body (a new body route must be added here: see below)."""
 

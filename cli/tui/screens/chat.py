@@ -4,7 +4,8 @@ The screen paints before the connection exists: the connection is opened in a wo
 paint, and prompts sent meanwhile wait for it. Connection events arrive through the listener into a
 queue that one worker drains in order (a burst of streamed deltas is drawn once); the feed draws them,
 the footer is refreshed from `get_state()` when a run or the model changes, and questions open the
-question dialog (one at a time, closed here when they are settled anywhere).
+question dialog (one at a time, closed here when they are settled anywhere). `!cmd` and `!!cmd` run a
+shell command through the connection and show it as a card of the app's own (`ShellCard`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from textual import work
 from textual.app import ComposeResult
@@ -45,10 +47,12 @@ from ..connect import Connector
 from ..external_editor import edit_externally
 from ..feed import Feed
 from ..files import attach_files
+from ..git_branch import git_branch
 from ..widgets.command_menu import CommandMenu
 from ..widgets.conversation import Conversation
 from ..widgets.editor import PromptEditor
 from ..widgets.queue_view import QueueView
+from ..widgets.shell_card import ShellCard
 from ..widgets.status_footer import StatusFooter, footer_info
 from .question import DialogResult, QuestionDialog
 
@@ -72,7 +76,12 @@ _SEVERITY: dict[str, SeverityLevel] = {"info": "information", "warning": "warnin
 class ChatScreen(Screen[None]):
     AUTO_FOCUS = "#editor"
     BINDINGS = [
-        Binding("escape", "escape", "abort the run; twice on an empty editor: the session tree", show=False),
+        Binding(
+            "escape",
+            "escape",
+            "abort the run or a running !cmd; twice on an empty editor: the session tree",
+            show=False,
+        ),
         Binding("shift+tab", "cycle_thinking", "next thinking level", show=False, priority=True),
         Binding("ctrl+o", "expand_all", "expand or collapse all tool output", show=False),
         Binding("ctrl+l", "command('model')", "pick a model", show=False),
@@ -112,6 +121,8 @@ class ChatScreen(Screen[None]):
         self._waiting: list[tuple[str, str]] = [("send", initial_prompt)] if initial_prompt else []
         self._events: asyncio.Queue[ConnectionEvent] = asyncio.Queue()
         self._dialog: QuestionDialog | None = None
+        self._closed_questions: set[str] = set()
+        """Questions whose dialog closed here (answered, declined, timed out, settled elsewhere)."""
         self._kernel_state: str | None = None
         self._kernel_stale = True
         self._run_started: float | None = None
@@ -122,6 +133,10 @@ class ChatScreen(Screen[None]):
         self._expanded = False
         self._link = "connected"
         self._unsubscribe: Callable[[], None] | None = None
+        self._shell: ShellCard | None = None
+        """The card of the shell command running now (Esc cancels it)."""
+        self._branch: str | None = None
+        """The git branch of the session's directory, read again when a run or a command ends."""
 
     def compose(self) -> ComposeResult:
         yield Conversation(id="conversation")
@@ -176,6 +191,7 @@ class ChatScreen(Screen[None]):
         snapshot = await connection.get_snapshot()
         self.completions.connection = connection
         self.completions.set_cwd(snapshot.state.cwd)
+        self._read_branch()
         await self.feed.load(snapshot)
         await self._after_render()
         gc_policy.start_up_done()  # the session is open and drawn: start-up is over
@@ -215,6 +231,8 @@ class ChatScreen(Screen[None]):
         if isinstance(item, SessionReplaced):
             await self.feed.render()
             await self.feed.load(item.snapshot)
+            self.completions.set_cwd(item.snapshot.state.cwd)
+            self._read_branch()
             self._kernel_stale = True
         elif isinstance(item, ClientSetEditorText):
             self.editor.set_prompt(item.text)
@@ -248,11 +266,21 @@ class ChatScreen(Screen[None]):
             if now - self._run_started > _BELL_AFTER_S:
                 self.app.bell()
             self._run_started = None
+            self._read_branch()  # the run may have switched it
             gc_policy.modules_loaded()  # a first run imports a provider SDK: freeze it, as the server does
 
     def refresh_footer(self) -> None:
         if self.feed.state is not None:
-            self.footer.show(footer_info(self.feed.state, self._kernel_state, self.feed.running, self._link))
+            running = self.feed.running
+            self.footer.show(footer_info(self.feed.state, self._kernel_state, running, self._link, self._branch))
+
+    @work(group="branch", exclusive=True)
+    async def _read_branch(self) -> None:
+        """The branch of the session's directory, read off the UI thread."""
+        branch = await asyncio.to_thread(git_branch, Path(self.completions.cwd))
+        if branch != self._branch:
+            self._branch = branch
+            self.refresh_footer()
 
     # --- questions ------------------------------------------------------------------------------
 
@@ -261,17 +289,29 @@ class ChatScreen(Screen[None]):
         if self._dialog is not None and all(q.id != self._dialog.question.id for q in questions):
             self._dialog.close_settled()
             self._dialog = None
-        if self._dialog is None and questions:
-            question = questions[0]
+        waiting = [q for q in questions if q.id not in self._closed_questions]
+        if self._dialog is None and waiting:
+            question = waiting[0]
             self._dialog = QuestionDialog(question)
             self.app.bell()
             self.app.push_screen(self._dialog, lambda result: self._answered(question, result))
 
     def _answered(self, question: Question, result: DialogResult | None) -> None:
+        self._closed_questions.add(question.id)  # not opened again while the session settles it
         if self._dialog is not None and self._dialog.question.id == question.id:
             self._dialog = None
+        if result is not None and result.timed_out:
+            self._timed_out(question)
         if result is not None and result.send and self.connection is not None:
             self._answer(question.id, result)
+
+    @work(group="timeouts")
+    async def _timed_out(self, question: Question) -> None:
+        waited = round(question.timeout_ms / 1000)
+        await self.conversation.add_line(
+            f"Nobody answered “{question.title}” within {waited} s, so the agent went on without an answer.",
+            "warning",
+        )
 
     @work(group="answers")
     async def _answer(self, question_id: str, result: DialogResult) -> None:
@@ -305,6 +345,10 @@ class ChatScreen(Screen[None]):
 
     async def on_prompt_editor_submitted(self, event: PromptEditor.Submitted) -> None:
         text = event.text.strip()
+        if text.startswith("!"):
+            include = not text.startswith("!!")
+            self._run_shell(text.removeprefix("!!" if not include else "!").strip(), include)
+            return
         if text.startswith("/") and "\n" not in text:
             word, _, arg = text[1:].partition(" ")
             name = resolve(word, [c.name for c in self.commands()])
@@ -337,6 +381,26 @@ class ChatScreen(Screen[None]):
         except PrimeError as exc:
             await self.conversation.add_line(f"Not sent: {exc}", "error")
 
+    @work(group="shell")
+    async def _run_shell(self, command: str, include_in_context: bool) -> None:
+        """`!cmd` (the output goes into the agent's context) or `!!cmd` (only shown): a card while it runs."""
+        if not command:
+            await self.conversation.add_line("Type the command after the '!': !ls (!!ls keeps it from the agent)")
+            return
+        if self.connection is None:
+            self.notify("Still connecting to the session…", severity="warning")
+            self.editor.set_prompt(("!" if include_in_context else "!!") + command)
+            return
+        card = self._shell = ShellCard(command, include_in_context)
+        await self.conversation.add_shell(card)
+        try:
+            card.finish(await self.connection.run_shell(command, include_in_context))
+        except (PrimeError, ValueError) as exc:
+            card.fail(f"Not run: {exc}")
+        finally:
+            self._shell = None
+            self._read_branch()  # the command may have switched it
+
     @work(group="command")
     async def _command(self, name: str, arg: str) -> None:
         await run_command(self, name, arg)
@@ -348,7 +412,7 @@ class ChatScreen(Screen[None]):
         if self.menu.display:
             self.menu.display = False
             self.editor.menu_open = False
-        elif self.feed.running and self.connection is not None:
+        elif (self.feed.running or self._shell is not None) and self.connection is not None:
             self._abort()
         elif not self.editor.text and self.connection is not None:
             if self._escaped:

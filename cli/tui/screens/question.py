@@ -2,23 +2,28 @@
 
 It dismisses with the answer (`None`: the user declined with Esc). When the question is settled
 elsewhere (another surface answered it, it timed out, the run was aborted), the chat closes it with
-`close_settled`, and nothing is sent.
+`close_settled`, and nothing is sent. It shows the time left to answer, counting down each second, and
+closes itself when the time is up (`timed_out`: the chat tells the user the agent went on without them).
 """
 
 from __future__ import annotations
 
+import math
+import time
 from dataclasses import dataclass
 
 from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
+from textual.timer import Timer
 from textual.widgets import Button, Input, Label, OptionList, SelectionList, Static
 from textual.widgets.option_list import Option
 
 from prime_jupyter.protocol.questions import ConfirmAnswer, InputAnswer, Question, QuestionAnswer, SelectAnswer
 
-__all__ = ["DialogResult", "QuestionDialog"]
+__all__ = ["DialogResult", "QuestionDialog", "time_left"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +32,15 @@ class DialogResult:
 
     answer: QuestionAnswer | None
     send: bool = True
+    timed_out: bool = False
+    """Nobody answered before the question expired."""
+
+
+def time_left(seconds: float) -> str:
+    """`42 s left`, and in whole minutes past two (`5 min left`): the dialog's countdown."""
+    if seconds > 120:
+        return f"{math.ceil(seconds / 60)} min left"
+    return f"{max(0, math.ceil(seconds))} s left"
 
 
 class QuestionDialog(ModalScreen[DialogResult]):
@@ -37,6 +51,11 @@ class QuestionDialog(ModalScreen[DialogResult]):
     def __init__(self, question: Question) -> None:
         super().__init__(classes="dialog-screen")
         self.question = question
+        self._finished = False
+        self._timer: Timer | None = None
+
+    def seconds_left(self) -> float:
+        return self.question.expires_at / 1000 - time.time()
 
     def compose(self) -> ComposeResult:
         question = self.question
@@ -55,7 +74,22 @@ class QuestionDialog(ModalScreen[DialogResult]):
                 yield OptionList(*[Option(o.label, id=o.id) for o in question.options], id="question-options")
             else:
                 yield Input(value=question.default or "", placeholder=question.placeholder or "", id="question-input")
-            yield Static("Esc declines to answer", classes="hint")
+            with Horizontal(id="question-footer"):
+                yield Static("Esc declines to answer", classes="hint")
+                yield Static(self._countdown(), id="question-time", classes="hint")
+
+    def on_mount(self) -> None:
+        if self.question.timeout_ms > 0:
+            self._timer = self.set_interval(1.0, self._tick)
+
+    def _countdown(self) -> str:
+        return time_left(self.seconds_left()) if self.question.timeout_ms > 0 else ""
+
+    def _tick(self) -> None:
+        if self.seconds_left() <= 0:
+            self._close(DialogResult(None, send=False, timed_out=True))
+        else:
+            self.query_one("#question-time", Static).update(self._countdown())
 
     def on_key(self, event: object) -> None:
         key = getattr(event, "key", None)
@@ -78,5 +112,16 @@ class QuestionDialog(ModalScreen[DialogResult]):
         self.dismiss(DialogResult(None))
 
     def close_settled(self) -> None:
-        """The question was answered or cancelled elsewhere: close without sending anything."""
-        self.dismiss(DialogResult(None, send=False))
+        """The question was answered or cancelled elsewhere (or its time ran out there): close without
+        sending anything."""
+        self._close(DialogResult(None, send=False, timed_out=self.seconds_left() <= 0))
+
+    def dismiss(self, result: DialogResult | None = None) -> AwaitComplete:
+        self._finished = True
+        if self._timer is not None:
+            self._timer.stop()
+        return super().dismiss(result)
+
+    def _close(self, result: DialogResult) -> None:
+        if not self._finished:
+            self.dismiss(result)

@@ -17,6 +17,7 @@ from prime_jupyter.protocol.view import MessageView
 from prime_jupyter.protocol.view import Notice as NoticeView
 
 from .message import AssistantMessageView, Notice, UserMessageView
+from .shell_card import ShellCard
 from .tool_card import ToolCard
 
 __all__ = ["Conversation"]
@@ -40,6 +41,8 @@ class Conversation(VerticalScroll):
         self.cards: dict[str, ToolCard] = {}
         self.messages: dict[str, UserMessageView | AssistantMessageView] = {}
         self.notices: dict[str, Notice] = {}
+        self.shells: list[ShellCard] = []
+        """The user's shell commands run here (`!cmd`), in order: the app's own, not the session's."""
         self.can_focus = False
         self.scrolled_up = False
         """The user scrolled away from the bottom (Textual released the anchor)."""
@@ -142,8 +145,14 @@ class Conversation(VerticalScroll):
         """A line of the app's own (a command's result), after what is there."""
         await self.mount(Notice(text, level))
 
+    async def add_shell(self, card: ShellCard) -> None:
+        """A shell command the user ran, after what is there."""
+        self.shells.append(card)
+        await self.mount(card)
+
     async def clear(self) -> None:
         self.cards.clear()
+        self.shells.clear()
         self.messages.clear()
         self.notices.clear()
         self._earlier = None
@@ -153,3 +162,5 @@ class Conversation(VerticalScroll):
     def set_expanded(self, expanded: bool) -> None:
         for card in self.cards.values():
             card.expanded = expanded
+        for shell in self.shells:
+            shell.expanded = expanded

@@ -34,6 +34,7 @@ class PromptEditor(TextArea):
     KEY_NOTES: ClassVar[tuple[tuple[str, str], ...]] = (
         ("↑ / ↓", "earlier prompts (on the first / last line); with the menu open: move in it"),
         ("Tab", "complete from the menu (commands, arguments, @files)"),
+        ("!cmd / !!cmd", "run a shell command: the agent sees its output / only you do"),
     )
     _ACTIONS: ClassVar[dict[str, str]] = {binding.key: binding.action for binding in Binding.make_bindings(BINDINGS)}
 

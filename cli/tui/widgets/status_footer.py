@@ -1,8 +1,8 @@
 """The footer: where and what the session is, and what it has cost.
 
-Left: the working directory and the session's name. Right: model and thinking level, tokens in and out
-(and cache reads), cost, context used (yellow past 70 %, red past 90 %), the kernel's state, and for an
-attached app a lost connection.
+Left: the working directory (and its git branch) and the session's name. Right: model and thinking
+level, tokens in and out (and cache reads), cost, context used (yellow past 70 %, red past 90 %), the
+kernel's state, and for an attached app a lost connection.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ class FooterInfo:
     """What the footer shows; every field optional until the session is connected."""
 
     session_name: str | None = None
+    branch: str | None = None
+    """The git branch of the session's directory (`git_branch.py`)."""
     model: str | None = None
     thinking: str | None = None
     input_tokens: int = 0
@@ -37,11 +39,14 @@ class FooterInfo:
     """`reconnecting` while an attached app has lost its server."""
 
 
-def footer_info(state: ViewState, kernel_state: str | None, running: bool, link: str | None) -> FooterInfo:
+def footer_info(
+    state: ViewState, kernel_state: str | None, running: bool, link: str | None, branch: str | None = None
+) -> FooterInfo:
     """What the footer shows of a view state, with what the view state does not carry."""
     usage = state.usage
     return FooterInfo(
         session_name=state.name,
+        branch=branch,
         model=f"{state.model.provider}/{state.model.id}" if state.model else None,
         thinking=state.thinking_level,
         input_tokens=usage.input if usage else 0,
@@ -89,6 +94,8 @@ class StatusFooter(Static):
     def _draw(self, info: FooterInfo) -> None:
         self.info = info
         left = Text(self.cwd_label, style="dim", overflow="ellipsis", no_wrap=True)
+        if info.branch:
+            left.append(f" ({info.branch})", style="cyan")
         if info.session_name:
             left.append(" · ", style="dim").append(info.session_name, style="bold")
         if info.running:

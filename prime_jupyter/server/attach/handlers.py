@@ -1,10 +1,10 @@
 """The connection routes, under `<base_url>prime/api/connection/`: what `HttpAgentConnection` speaks.
 
 `attach` (a snapshot, creating the session when no id is given), `command` (one `Command`, answered
-with its result model), `wait` (until the session is idle) and `events` (SSE of session events with
-`id: <seq>`, replayed from a cursor). The request and response models are in
-`prime_jupyter.protocol.connection_routes`. Like every route of the extension they are thin, `@web.authenticated`
-and `@authorized` (resource `prime`).
+with its result model), `wait` (until the session is idle), `events` (SSE of session events with
+`id: <seq>`, replayed from a cursor) and `shell` (the user's shell command: `shell.py`). The request and
+response models are in `prime_jupyter.protocol.connection_routes` (`protocol.shell` for `shell`). Like
+every route of the extension they are thin, `@web.authenticated` and `@authorized` (resource `prime`).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from prime_jupyter.protocol.requests import ChatNewRequest
 from prime_jupyter.protocol.version import PROTOCOL_VERSION, SCHEMA_REVISION, is_compatible
 from prime_jupyter.server.attach.commands import CommandContext, resolve_session, run_connection_command
 from prime_jupyter.server.attach.event_log import ConnectionHub
+from prime_jupyter.server.attach.shell import ConnectionShellHandler
 from prime_jupyter.server.attach.stream import Outbox, open_outbox, pump
 from prime_jupyter.server.host.live import LiveSession
 from prime_jupyter.server.http.base import ApiError, PrimeHandler, level_of
@@ -156,5 +157,6 @@ def connection_routes() -> list[tuple[str, type[PrimeHandler]]]:
         ("command", ConnectionCommandHandler),
         ("wait", ConnectionWaitHandler),
         ("events", ConnectionEventsHandler),
+        ("shell", ConnectionShellHandler),
     ]
     return [(f"/{CONNECTION_PATH}{path}", handler) for path, handler in table]

@@ -8,6 +8,7 @@ Update the pictures with `pytest tests/cli/tui/test_snapshots.py --snapshot-upda
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -171,6 +172,8 @@ async def branched_session(home: Path) -> None:
 
 
 def test_a_question_dialog(snap_compare: SnapCompare, home: Path, llm: ScriptedLLMServer) -> None:
+    settings = json.loads((home / "settings.json").read_text())  # ten minutes: the countdown reads "10 min left"
+    (home / "settings.json").write_text(json.dumps({**settings, "questionTimeoutS": 600}))
     question = {"question": "Overwrite data.csv?", "kind": "select", "options": ["keep it", "replace it"]}
     llm.enqueue(ScriptedTurn(blocks=[ToolCall(name="ask", id="call-ask", arguments=question)]))
     asked = prompt("save it", lambda pilot: isinstance(pilot.app.screen, QuestionDialog))

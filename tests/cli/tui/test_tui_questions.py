@@ -6,8 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from prime_jupyter.cli.tui.screens.question import QuestionDialog
+from prime_jupyter.cli.tui.screens.question import QuestionDialog, time_left
+from prime_jupyter.cli.tui.widgets.message import Notice
 from prime_jupyter.cli.tui.widgets.tool_card import ToolCard
+from textual.widgets import Static
 from tui_kit import SIZE, answers, app_on, card_text, local_connection, until
 
 from prime_jupyter.connection.in_process import InProcessAgentConnection
@@ -106,3 +108,41 @@ async def test_a_question_that_times_out_says_so_in_words_for_the_user(home: Pat
         assert USER_NOTES["timeout"] in " ".join(shown.split()) and "Decide sensibly" not in shown
         assert "The user did not answer (the question timed out)" in json.dumps(llm.requests[1].body)
     await connection.dispose()
+
+
+@pytest.mark.asyncio
+async def test_the_dialog_rings_counts_down_and_closes_when_the_time_is_up(
+    home: Path, llm: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = json.loads((home / "settings.json").read_text())
+    (home / "settings.json").write_text(json.dumps({**settings, "questionTimeoutS": 3}))
+    llm.enqueue(ask("confirm"), ScriptedTurn(blocks=[Text(text="I kept it.")]))
+    connection = local_connection(home)
+    try:
+        app = app_on(connection)
+        rings: list[str] = []
+        monkeypatch.setattr(app, "bell", lambda: rings.append(type(app.screen).__name__))  # the terminal's bell
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press(*"save it", "enter")
+            await until(
+                pilot, lambda: isinstance(app.screen, QuestionDialog) and bool(app.screen.query("#question-time"))
+            )
+            assert rings == ["ChatScreen"]  # rung as the question came, before its dialog opened
+            left = lambda: str(app.screen.query_one("#question-time", Static).content)  # noqa: E731
+            first = left()
+            assert first in ("3 s left", "2 s left")
+            await until(pilot, lambda: not isinstance(app.screen, QuestionDialog) or left() != first)
+            await until(pilot, lambda: "I kept it." in answers(app))
+            assert not isinstance(app.screen, QuestionDialog)
+            notices = [str(n.content) for n in app.screen.query(Notice)]
+            said = "Nobody answered “Overwrite data.csv?” within 3 s, so the agent went on without an answer."
+            assert notices.count(said) == 1
+            assert "dismissed or timed out" not in " ".join(notices)  # the words meant for the model stay there
+        assert "The user did not answer" in json.dumps(llm.requests[1].body)
+    finally:
+        await connection.dispose()
+
+
+def test_the_time_left_reads_in_seconds_then_minutes() -> None:
+    assert time_left(42.2) == "43 s left" and time_left(0.4) == "1 s left" and time_left(-3) == "0 s left"
+    assert time_left(120) == "120 s left" and time_left(121) == "3 min left" and time_left(599.5) == "10 min left"
