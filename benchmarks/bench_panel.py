@@ -141,6 +141,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--render-runs", type=int, default=5)
     parser.add_argument("--stream-runs", type=int, default=3)
+    parser.add_argument("--traces", type=Path, help="save each stream run's Chromium trace in this folder")
+    parser.add_argument("--cpu-profiles", action="store_true", help="with --traces: also save a JS CPU profile per run")
     args = parser.parse_args()
     missing = browser_missing()
     if missing:
@@ -161,6 +163,9 @@ def main() -> int:
                        "--big", big, "--bigLast", big_last, "--small", small, "--smallLast", small_last,
                        "--streamEnd", STREAM_END, "--renderRuns", str(args.render_runs),
                        "--streamRuns", str(args.stream_runs)]  # fmt: skip
+            if args.traces:
+                args.traces.mkdir(parents=True, exist_ok=True)
+                command += ["--traces", str(args.traces.resolve()), "--cpuProfiles", str(args.cpu_profiles).lower()]
             done = subprocess.run(command, capture_output=True, text=True, timeout=1800, check=False)
         finally:
             lab.stop()

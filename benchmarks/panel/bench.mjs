@@ -10,8 +10,12 @@
  *   node bench.mjs --url URL --token T --chromium /usr/bin/chromium --big ID --small ID \
  *        --bigLast TEXT --streamEnd TEXT --renderRuns 5 --streamRuns 3
  *
+ * With `--traces DIR` each stream run's Chromium trace is saved there (`stream-<i>.trace.json`, for
+ * chrome://tracing or DevTools), and with `--cpuProfiles true` also a JS CPU profile (`.cpuprofile`).
+ *
  * Prints one JSON line: {"render": [ms...], "fetch": [ms...], "stream": [{longestTaskMs, ...}...]}.
  */
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -116,11 +120,17 @@ function longestTask(trace) {
   };
 }
 
-async function streamOnce(browser, page, endText) {
+async function streamOnce(browser, page, endText, traceFile, profileFile) {
   await page.click(`${PANEL} .jp-PrimePanel-new`);
   await page.waitForFunction(sel => document.querySelector(`${sel} .jp-PrimeMessages`)?.dataset.sessionId, PANEL);
   await page.fill('.jp-PrimeComposer-prompt', 'Write the long answer');
   await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline'] });
+  const cdp = profileFile ? await page.context().newCDPSession(page) : null;
+  if (cdp) {
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 250 });
+    await cdp.send('Profiler.start');
+  }
   const t0 = Date.now();
   await page.press('.jp-PrimeComposer-prompt', 'Enter');
   await page.waitForSelector(`${PANEL}[data-running="true"]`, { timeout: 60000 });
@@ -136,7 +146,15 @@ async function streamOnce(browser, page, endText) {
   );
   await page.evaluate(() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r))));
   const wallMs = Date.now() - t0;
+  if (cdp) {
+    const { profile } = await cdp.send('Profiler.stop');
+    fs.writeFileSync(profileFile, JSON.stringify(profile));
+    await cdp.detach();
+  }
   const trace = await browser.stopTracing();
+  if (traceFile) {
+    fs.writeFileSync(traceFile, trace);
+  }
   return { ...longestTask(trace), wallMs };
 }
 
@@ -154,7 +172,9 @@ async function main() {
     await page.click(`${PANEL} .jp-PrimePanel-sessionsButton`);
     const stream = [];
     for (let i = 0; i < Number(opts.streamRuns ?? 3); i++) {
-      stream.push(await streamOnce(browser, page, opts.streamEnd));
+      const saved = name => (opts.traces ? path.join(opts.traces, `stream-${i}.${name}`) : null);
+      const profile = opts.cpuProfiles === 'true' ? saved('cpuprofile') : null;
+      stream.push(await streamOnce(browser, page, opts.streamEnd, saved('trace.json'), profile));
     }
     console.log(JSON.stringify({ ok: true, render, stream }));
   } catch (error) {

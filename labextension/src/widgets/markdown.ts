@@ -10,8 +10,17 @@ import { Panel, Widget } from '@lumino/widgets';
 import { IBlocks, growBlocks, splitBlocks } from '../format';
 import { WorkQueue } from '../tasks';
 
-/** The queue all markdown blocks of the page share: the newest first, at most ~10 ms per task. */
-const renderQueue = new WorkQueue();
+/**
+ * The queue all markdown blocks of the page share: the newest first, a few milliseconds per task (a
+ * block that contains math takes about 5 ms more to typeset, and a busy machine stretches every task).
+ */
+const renderQueue = new WorkQueue(4);
+
+/**
+ * A block is rendered again at most this often (the growing block of a streaming answer): at 20
+ * renders a second text still flows, and two frames in three have nothing to lay out or paint.
+ */
+const RERENDER_MS = 50;
 
 const MARKDOWN = 'text/markdown';
 
@@ -76,6 +85,7 @@ class Block {
   private shown: string | null = null;
   private wanted = '';
   private running: Promise<void> | null = null;
+  private renderedAt = -Infinity;
 
   constructor(rendermime: IRenderMimeRegistry) {
     this.renderer = rendermime.createRenderer(MARKDOWN);
@@ -107,6 +117,10 @@ class Block {
 
   private async loop(): Promise<void> {
     while (this.shown !== this.wanted && !this.renderer.isDisposed) {
+      const wait = this.renderedAt + RERENDER_MS - performance.now();
+      if (wait > 0) {
+        await new Promise(resolve => window.setTimeout(resolve, wait));
+      }
       await renderQueue.run(() => this.renderNewest());
     }
   }
@@ -116,14 +130,23 @@ class Block {
     if (this.shown === source || this.renderer.isDisposed) {
       return;
     }
+    this.renderedAt = performance.now();
     await this.renderer.renderModel(new MimeModel({ data: { [MARKDOWN]: source }, trusted: false }));
     this.shown = source;
   }
 }
 
-/** A markdown document as a column of independently rendered blocks. */
+/**
+ * How many blocks share one chunk: the browser skips the layout and paint of chunks off screen
+ * (`content-visibility`), and with a chunk per block a 120 KB answer made 600 of them to check on every
+ * frame of a stream; grouped, a frame costs what the chunk that grows costs.
+ */
+const CHUNK = 16;
+
+/** A markdown document as a column of independently rendered blocks, in chunks of `CHUNK`. */
 export class MarkdownView extends Panel {
   private blocks: Block[] = [];
+  private readonly chunks: Panel[] = [];
   private text = '';
   private split: IBlocks = { blocks: [], starts: [] };
   private streaming = false;
@@ -146,35 +169,60 @@ export class MarkdownView extends Panel {
     }
     // A streaming text only grows: split again from its last block on. Once final, check it really did.
     const grew = streaming || text.startsWith(this.text);
+    const before = this.split.blocks;
     this.split = grew ? growBlocks(this.text, this.split, text) : splitBlocks(text);
+    const wasStreaming = this.streaming;
     this.text = text;
     this.streaming = streaming;
     const sources = this.split.blocks;
-    sources.forEach((source, i) => {
-      let block = this.blocks[i];
-      if (!block) {
-        block = new Block(this.rendermime);
-        this.blocks.push(block);
-        this.addWidget(block.renderer);
-      }
-      const node = block.renderer.node;
-      const hold = streaming && i === sources.length - 1;
-      if (hold) {
-        this.typesetter?.hold(node);
-      }
-      block.set(source);
-      if (!hold) {
-        this.typesetter?.release(node, block.rendering);
-      }
-    });
+    // Blocks that were finished and kept their source need nothing: start at the first that changed.
+    let first = 0;
+    const same = Math.min(before.length, sources.length) - (wasStreaming ? 1 : 0);
+    while (first < same && before[first] === sources[first] && this.blocks[first]) {
+      first++;
+    }
+    for (let i = first; i < sources.length; i++) {
+      this.showBlock(i, sources[i], streaming && i === sources.length - 1);
+    }
     for (const extra of this.blocks.splice(sources.length)) {
       extra.renderer.dispose();
+    }
+    for (const chunk of this.chunks.splice(Math.ceil(sources.length / CHUNK))) {
+      chunk.dispose();
     }
   }
 
   /** Resolves once every block shows its newest source. */
   async settled(): Promise<void> {
     await Promise.all(this.blocks.map(b => b.render()));
+  }
+
+  private showBlock(i: number, source: string, hold: boolean): void {
+    let block = this.blocks[i];
+    if (!block) {
+      block = new Block(this.rendermime);
+      this.blocks.push(block);
+      this.chunk(Math.floor(i / CHUNK)).addWidget(block.renderer);
+    }
+    const node = block.renderer.node;
+    if (hold) {
+      this.typesetter?.hold(node);
+    }
+    block.set(source);
+    if (!hold) {
+      this.typesetter?.release(node, block.rendering);
+    }
+  }
+
+  private chunk(index: number): Panel {
+    let chunk = this.chunks[index];
+    if (!chunk) {
+      chunk = new Panel();
+      chunk.addClass('jp-PrimePanel-markdownChunk');
+      this.chunks.push(chunk);
+      this.addWidget(chunk);
+    }
+    return chunk;
   }
 }
 
