@@ -1,12 +1,14 @@
 /**
  * Markdown through JupyterLab's rendermime (its parser, code highlighting, LaTeX typesetting and
- * sanitizer), rendered block by block: a growing answer re-renders only its last block, so the cost
- * of a repaint stays flat however long the answer gets.
+ * sanitizer; a `$` is math only by pandoc's rule, see `math.ts`), rendered block by block: a
+ * growing answer re-renders only its last block, so the cost of a repaint stays flat however long
+ * the answer gets.
  */
 import { MimeModel, IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Panel, Widget } from '@lumino/widgets';
 
+import { prepareMath } from '../math';
 import { IBlocks, growBlocks, splitBlocks } from '../format';
 import { WorkQueue } from '../tasks';
 
@@ -131,7 +133,8 @@ class Block {
       return;
     }
     this.renderedAt = performance.now();
-    await this.renderer.renderModel(new MimeModel({ data: { [MARKDOWN]: source }, trusted: false }));
+    const markdown = prepareMath(source);
+    await this.renderer.renderModel(new MimeModel({ data: { [MARKDOWN]: markdown }, trusted: false }));
     this.shown = source;
   }
 }

@@ -10,6 +10,7 @@ import type { Question } from '../protocol';
 import { firstText, isToolPart } from '../wire';
 import type { IPanelContext } from './context';
 import { button, h } from './dom';
+import { enlargeable, openLightbox } from './lightbox';
 import { IPartEnv, IPartWidget, partWidget } from './parts';
 
 /** How many messages are rendered at first, and added each time the user scrolls to the top. */
@@ -136,6 +137,11 @@ export class MessageList extends Panel {
     }, { root: this.node });
     this.observer.observe(this.earlier);
     this.resize = new ResizeObserver(() => this.keepBottom());
+    this.node.addEventListener('click', event => {
+      if (enlargeable(event.target)) {
+        void openLightbox(event.target);
+      }
+    });
   }
 
   dispose(): void {
