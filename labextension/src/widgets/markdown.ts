@@ -19,10 +19,11 @@ import { WorkQueue } from '../tasks';
 const renderQueue = new WorkQueue(4);
 
 /**
- * A block is rendered again at most this often (the growing block of a streaming answer): at 20
- * renders a second text still flows, and two frames in three have nothing to lay out or paint.
+ * A streaming text is shown again at most this often: at 20 renders a second it still flows, two
+ * frames in three have nothing to lay out or paint, and the growing text (which every look at it
+ * copies whole, a V8 string built by `+` being flattened first) makes a third of the garbage.
  */
-const RERENDER_MS = 50;
+const STREAM_MS = 50;
 
 const MARKDOWN = 'text/markdown';
 
@@ -32,23 +33,23 @@ const MATH = /\$|\\\(|\\\[|\\begin\{/;
 /**
  * Lab's LaTeX typesetter, minus the calls that cannot find anything (MathJax forces a layout on every
  * call, formula or not), and except for nodes on hold: the block of an answer that is still streaming
- * is typeset once, when it is complete, instead of on every repaint.
+ * is typeset once, when it is complete, instead of on every repaint. Typesetting (5-15 ms a block,
+ * most of it MathJax measuring the page) runs as its own job of the render queue, after the render
+ * that asked for it: together they made the longest tasks of a streamed answer.
  */
 export class HeldTypesetter implements IRenderMime.ILatexTypesetter {
   private readonly held = new WeakSet<HTMLElement>();
   private readonly skipped = new WeakSet<HTMLElement>();
+  private readonly queued = new Set<HTMLElement>();
 
   constructor(private readonly inner: IRenderMime.ILatexTypesetter | null) {}
 
-  typeset(element: HTMLElement): void | Promise<void> {
+  typeset(element: HTMLElement): void {
     if (this.held.has(element)) {
       this.skipped.add(element);
-      return;
+    } else if (MATH.test(element.textContent ?? '')) {
+      this.later(element);
     }
-    if (!MATH.test(element.textContent ?? '')) {
-      return;
-    }
-    return this.inner?.typeset(element);
   }
 
   hold(element: HTMLElement): void {
@@ -58,12 +59,22 @@ export class HeldTypesetter implements IRenderMime.ILatexTypesetter {
   /** Stop holding `element`; typeset it (in a coming slice) if a render skipped it and no new one is on its way. */
   release(element: HTMLElement, rendering: boolean): void {
     if (this.held.delete(element) && this.skipped.delete(element) && !rendering) {
-      void renderQueue.run(async () => {
-        if (element.isConnected) {
-          await this.typeset(element);
-        }
-      });
+      this.typeset(element);
     }
+  }
+
+  private later(element: HTMLElement): void {
+    if (this.queued.has(element)) {
+      return;
+    }
+    this.queued.add(element);
+    const typeset = async (): Promise<void> => {
+      this.queued.delete(element);
+      if (element.isConnected) {
+        await this.inner?.typeset(element);
+      }
+    };
+    void renderQueue.run(typeset, true);
   }
 
   /** Load the typesetter before it is needed (MathJax loads on first use, in one long task). */
@@ -87,7 +98,6 @@ class Block {
   private shown: string | null = null;
   private wanted = '';
   private running: Promise<void> | null = null;
-  private renderedAt = -Infinity;
 
   constructor(rendermime: IRenderMimeRegistry) {
     this.renderer = rendermime.createRenderer(MARKDOWN);
@@ -119,10 +129,6 @@ class Block {
 
   private async loop(): Promise<void> {
     while (this.shown !== this.wanted && !this.renderer.isDisposed) {
-      const wait = this.renderedAt + RERENDER_MS - performance.now();
-      if (wait > 0) {
-        await new Promise(resolve => window.setTimeout(resolve, wait));
-      }
       await renderQueue.run(() => this.renderNewest());
     }
   }
@@ -132,7 +138,6 @@ class Block {
     if (this.shown === source || this.renderer.isDisposed) {
       return;
     }
-    this.renderedAt = performance.now();
     const markdown = prepareMath(source);
     await this.renderer.renderModel(new MimeModel({ data: { [MARKDOWN]: markdown }, trusted: false }));
     this.shown = source;
@@ -153,6 +158,9 @@ export class MarkdownView extends Panel {
   private text = '';
   private split: IBlocks = { blocks: [], starts: [] };
   private streaming = false;
+  private appliedAt = -Infinity;
+  private later: string | null = null;
+  private timer: number | null = null;
   private readonly typesetter: HeldTypesetter | null;
 
   constructor(private readonly rendermime: IRenderMimeRegistry) {
@@ -164,12 +172,42 @@ export class MarkdownView extends Panel {
 
   /**
    * Show `text`; only blocks whose source changed are rendered again. While `streaming`, the last
-   * block (the one still growing) is not typeset.
+   * block (the one still growing) is not typeset, and new text is taken at most every `STREAM_MS`.
    */
   setText(text: string, streaming = false): void {
+    const wait = this.appliedAt + STREAM_MS - performance.now();
+    if (streaming && this.streaming && wait > 0) {
+      this.later = text;
+      this.timer ??= window.setTimeout(() => {
+        this.timer = null;
+        const later = this.later;
+        this.later = null;
+        if (later !== null && !this.isDisposed) {
+          this.apply(later, true);
+        }
+      }, wait);
+      return;
+    }
+    if (this.timer !== null) {
+      window.clearTimeout(this.timer);
+      this.timer = null;
+    }
+    this.later = null;
+    this.apply(text, streaming);
+  }
+
+  dispose(): void {
+    if (this.timer !== null) {
+      window.clearTimeout(this.timer);
+    }
+    super.dispose();
+  }
+
+  private apply(text: string, streaming: boolean): void {
     if (text === this.text && streaming === this.streaming) {
       return;
     }
+    this.appliedAt = performance.now();
     // A streaming text only grows: split again from its last block on. Once final, check it really did.
     const grew = streaming || text.startsWith(this.text);
     const before = this.split.blocks;
