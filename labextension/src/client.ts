@@ -181,9 +181,17 @@ export class PrimeClient {
 
   /**
    * Send a message (`POST chat`) and hand each NDJSON frame of the response to `onFrame` until the
-   * stream ends. Throws `PrimeRequestError` when the request is refused before the stream starts.
+   * stream ends (with `only`, just the frames of those types: the others are not even parsed, and a
+   * run streams thousands). Throws `PrimeRequestError` when the request is refused before the stream starts.
    */
-  async chat(request: ChatRequest, onFrame: (frame: ChatFrame) => void, signal?: AbortSignal): Promise<void> {
+  async chat(
+    request: ChatRequest,
+    onFrame: (frame: ChatFrame) => void,
+    signal?: AbortSignal,
+    only?: ReadonlySet<ChatFrame['type']>
+  ): Promise<void> {
+    // A frame of a type in `only` has `"<type>"` in its line; lines without any are skipped unparsed.
+    const wanted = only ? [...only].map(type => `"${type}"`) : null;
     const response = await this.request('chat', { method: 'POST', body: JSON.stringify(request), signal });
     if (!response.body) {
       return;
@@ -194,8 +202,11 @@ export class PrimeClient {
       const { done, value } = await reader.read();
       const batch = done ? lines.close() : lines.feed(value);
       for (const line of batch) {
+        if (wanted && !wanted.some(type => line.includes(type))) {
+          continue;
+        }
         const frame = parseFrame(line);
-        if (frame) {
+        if (frame && (!only || only.has(frame.type))) {
           onFrame(frame);
         }
       }

@@ -41,6 +41,9 @@ export type SendMode = 'prompt' | 'steer' | 'followUp';
 /** The server capability that lets `chat/command export` write notebooks (`protocol/version.py`). */
 export const EXPORT_IPYNB = 'export-ipynb';
 
+/** The frames read from `POST chat`'s response (SSE carries the conversation). */
+const REFUSAL: ReadonlySet<ChatFrame['type']> = new Set(['error']);
+
 /** Where the current session id is remembered between page loads. */
 const CURRENT_SESSION_KEY = 'prime:current-session';
 
@@ -249,11 +252,7 @@ export class ChatController {
     }
     this.notify();
     try {
-      await this.client.chat({ sessionId, message, streamingBehavior: behaviour }, frame => {
-        if (frame.type === 'error') {
-          this.apply(sessionId, frame);
-        }
-      });
+      await this.client.chat({ sessionId, message, streamingBehavior: behaviour }, frame => this.apply(sessionId, frame), undefined, REFUSAL);
     } catch (error: unknown) {
       this.apply(sessionId, { type: 'error', message: describe(error) });
     }
