@@ -19,6 +19,7 @@ export const WINDOW = 40;
 class MessageWidget extends Panel {
   private shown: MessageView | null = null;
   private questionKey = '';
+  private last = false;
   private readonly parts = new Panel();
   private readonly actions = h('div', 'jp-PrimeMessage-actions');
 
@@ -31,12 +32,14 @@ class MessageWidget extends Panel {
   }
 
   render(message: MessageView, env: IPartEnv, questionKey: string): void {
-    if (message === this.shown && questionKey === this.questionKey) {
+    // `last` changes when a run ends, the message often not (an error's Retry comes with it).
+    if (message === this.shown && questionKey === this.questionKey && env.last === this.last) {
       return;
     }
     const previous = this.shown;
     this.shown = message;
     this.questionKey = questionKey;
+    this.last = env.last;
     this.node.dataset.role = message.role;
     this.node.dataset.messageId = message.id;
     this.toggleClass('jp-mod-streaming', message.streaming);

@@ -153,7 +153,12 @@ const scenarios = {
     // An error (the provider failed) with its Retry: in the answer, or as a notice when the run
     // failed before the request was answered...
     await lab.send(failing);
-    await lab.page.waitForSelector(`${PANEL} .jp-PrimeError .jp-PrimePanel-button, ${PANEL} .jp-PrimeNotice .jp-PrimePanel-button`, { timeout: WAIT });
+    await lab.page
+      .waitForSelector(`${PANEL} .jp-PrimeError .jp-PrimePanel-button, ${PANEL} .jp-PrimeNotice .jp-PrimePanel-button`, { timeout: WAIT })
+      .catch(async error => {
+        await lab.shot('34-sidebar-no-error-shown');
+        throw error;
+      });
     await lab.idle();
     // ...and a notice with Retry and close: a message the server refuses (its session is gone).
     const sessionId = await lab.sessionId();
