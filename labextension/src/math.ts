@@ -11,14 +11,15 @@
  * `removeMath`) and in the DOM (MathJax); and markdown turns `\(` into a plain `(`. `prepareMath`
  * therefore writes each text dollar so that neither sees one: as `&#36;` (no `$` for `removeMath`)
  * inside its own `<span>` (MathJax looks for both delimiters in one run of text, and an element ends
- * the run); and `\(…\)`, `\[…\]` as `$…$`, `$$…$$`. Code spans and fenced code are left alone:
- * neither stage looks for math in them. Pure: unit-tested in node.
+ * the run); and `\(…\)`, `\[…\]` as `$…$`, `$$…$$`. Code spans, fenced and indented code are
+ * left alone: neither stage looks for math in them. Pure: unit-tested in node.
  */
 
 /** What a text dollar becomes. */
 export const TEXT_DOLLAR = '<span class="jp-PrimePanel-dollar">&#36;</span>';
 
 const FENCE = /^\s*(`{3,}|~{3,})/;
+const INDENTED = /^( {4}|\t)/;
 
 /** `markdown` with every dollar that does not delimit math written as `TEXT_DOLLAR`, and backslash delimiters as dollars. */
 export function prepareMath(markdown: string): string {
@@ -34,9 +35,17 @@ export function prepareMath(markdown: string): string {
       prose = [];
     }
   };
+  let indented = false;
+  let blank = true;
   for (const line of markdown.split('\n')) {
     const marker = FENCE.exec(line);
-    if (fence !== null) {
+    // Indented code starts after a blank line (or first) and goes on while lines stay indented or blank.
+    indented = fence === null && (indented || blank) && (INDENTED.test(line) || (indented && line.trim() === ''));
+    blank = line.trim() === '';
+    if (indented) {
+      flush();
+      out.push(line);
+    } else if (fence !== null) {
       out.push(line);
       if (marker && line.trimStart().startsWith(fence)) {
         fence = null;

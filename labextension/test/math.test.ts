@@ -99,6 +99,8 @@ test('code keeps its dollars as they are', () => {
   assert.equal(shown('`$x` then $5 and `y`'), '`$x` then ¤5 and `y`');
   assert.equal(shown('```py\nx = "$"\n```\nafter $5 and $6'), '```py\nx = "$"\n```\nafter ¤5 and ¤6');
   assert.equal(shown('an open ` tick $5'), 'an open ` tick ¤5');
+  assert.equal(shown('    $ pip install x\n    echo $5\n\nthen $5'), '    $ pip install x\n    echo $5\n\nthen ¤5');
+  assert.equal(shown('a paragraph\n    still $5 prose'), 'a paragraph\n    still ¤5 prose');
 });
 
 test('a text without math or dollars comes back as it is', () => {
