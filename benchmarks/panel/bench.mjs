@@ -10,8 +10,12 @@
  *   node bench.mjs --url URL --token T --chromium /usr/bin/chromium --big ID --small ID \
  *        --bigLast TEXT --streamEnd TEXT --renderRuns 5 --streamRuns 3
  *
+ * With `--traces DIR` each stream run's Chromium trace is saved there (`stream-<i>.trace.json`, for
+ * chrome://tracing or DevTools), and with `--cpuProfiles true` also a JS CPU profile (`.cpuprofile`).
+ *
  * Prints one JSON line: {"render": [ms...], "fetch": [ms...], "stream": [{longestTaskMs, ...}...]}.
  */
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -99,7 +103,7 @@ async function renderOnce(page, sessionId, lastText) {
   );
 }
 
-/** Longest `RunTask` on a renderer main thread in a Chromium trace, and how many took over 50 ms. */
+/** Longest `RunTask` on a renderer main thread in a Chromium trace (wall and CPU time), and how many took over 50 ms. */
 function longestTask(trace) {
   const events = JSON.parse(trace.toString()).traceEvents;
   const main = new Set(
@@ -109,18 +113,27 @@ function longestTask(trace) {
   );
   const tasks = events.filter(e => e.name === 'RunTask' && e.ph === 'X' && main.has(`${e.pid}:${e.tid}`));
   const durations = tasks.map(e => (e.dur ?? 0) / 1000);
+  // The thread's own CPU time in a task: what the page asked of it, whatever else the machine ran.
+  const cpu = tasks.map(e => (e.tdur ?? 0) / 1000);
   return {
     longestTaskMs: Math.max(0, ...durations),
+    longestTaskCpuMs: Math.max(0, ...cpu),
     tasksOver50ms: durations.filter(d => d > 50).length,
     tasks: durations.length
   };
 }
 
-async function streamOnce(browser, page, endText) {
+async function streamOnce(browser, page, endText, traceFile, profileFile) {
   await page.click(`${PANEL} .jp-PrimePanel-new`);
   await page.waitForFunction(sel => document.querySelector(`${sel} .jp-PrimeMessages`)?.dataset.sessionId, PANEL);
   await page.fill('.jp-PrimeComposer-prompt', 'Write the long answer');
   await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline'] });
+  const cdp = profileFile ? await page.context().newCDPSession(page) : null;
+  if (cdp) {
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 250 });
+    await cdp.send('Profiler.start');
+  }
   const t0 = Date.now();
   await page.press('.jp-PrimeComposer-prompt', 'Enter');
   await page.waitForSelector(`${PANEL}[data-running="true"]`, { timeout: 60000 });
@@ -136,7 +149,15 @@ async function streamOnce(browser, page, endText) {
   );
   await page.evaluate(() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r))));
   const wallMs = Date.now() - t0;
+  if (cdp) {
+    const { profile } = await cdp.send('Profiler.stop');
+    fs.writeFileSync(profileFile, JSON.stringify(profile));
+    await cdp.detach();
+  }
   const trace = await browser.stopTracing();
+  if (traceFile) {
+    fs.writeFileSync(traceFile, trace);
+  }
   return { ...longestTask(trace), wallMs };
 }
 
@@ -154,7 +175,9 @@ async function main() {
     await page.click(`${PANEL} .jp-PrimePanel-sessionsButton`);
     const stream = [];
     for (let i = 0; i < Number(opts.streamRuns ?? 3); i++) {
-      stream.push(await streamOnce(browser, page, opts.streamEnd));
+      const saved = name => (opts.traces ? path.join(opts.traces, `stream-${i}.${name}`) : null);
+      const profile = opts.cpuProfiles === 'true' ? saved('cpuprofile') : null;
+      stream.push(await streamOnce(browser, page, opts.streamEnd, saved('trace.json'), profile));
     }
     console.log(JSON.stringify({ ok: true, render, stream }));
   } catch (error) {

@@ -3,9 +3,8 @@
  *
  * Every request goes through `ServerConnection.makeRequest`, which adds the base URL, the token and
  * the XSRF header, so the panel works behind JupyterHub and with cookie auth alike. The session's
- * live frames come over SSE (`EventSource`, authenticated by the login cookie, or the token in the
- * URL when the page has one); the stream's cursor is kept in `sessionStorage`, so a reconnect after a
- * network blip or a server restart resumes where it stopped.
+ * live frames come over SSE (read with `fetch`, see `EventStream`); the stream's cursor is kept in
+ * `sessionStorage`, so a reconnect after a network blip or a server restart resumes where it stopped.
  */
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
@@ -27,7 +26,8 @@ import type {
   SessionsResponse,
   SetModelRequest
 } from './protocol';
-import { LineDecoder, PROTOCOL_VERSION, parseFrame } from './wire';
+import { nextTask } from './tasks';
+import { ISseMessage, LineDecoder, PROTOCOL_VERSION, SseDecoder, parseFrame } from './wire';
 
 /** Shown when `prime/api/info` answers 404. */
 export const NOT_INSTALLED_MESSAGE = 'The prime_jupyter server extension is not installed or not enabled.';
@@ -59,8 +59,12 @@ export type StreamStatus = 'connecting' | 'live' | 'reconnecting';
 const CURSOR_PREFIX = 'prime:sse:last-event-id:';
 /** Frames the server sends without an `id:` line. */
 const UNSEQUENCED: ReadonlySet<string> = new Set(['connected', 'resync-required']);
-/** Wait before reopening an SSE stream the browser gave up on (it retries network errors itself). */
+/** Wait before reopening an SSE stream that ended, when the server named no `retry:`. */
 export const RECONNECT_DELAY_MS = 2000;
+/** How soon the stream's cursor is written to `sessionStorage` after it moved. */
+const PERSIST_MS = 250;
+/** The longest the stream's frames are parsed and handed on before the page gets the main thread back. */
+const SLICE_MS = 8;
 
 /** The stored SSE cursor of a session (0 when none). */
 export function storedCursor(sessionId: string): number {
@@ -186,9 +190,17 @@ export class PrimeClient {
 
   /**
    * Send a message (`POST chat`) and hand each NDJSON frame of the response to `onFrame` until the
-   * stream ends. Throws `PrimeRequestError` when the request is refused before the stream starts.
+   * stream ends (with `only`, just the frames of those types: the others are not even parsed, and a
+   * run streams thousands). Throws `PrimeRequestError` when the request is refused before the stream starts.
    */
-  async chat(request: ChatRequest, onFrame: (frame: ChatFrame) => void, signal?: AbortSignal): Promise<void> {
+  async chat(
+    request: ChatRequest,
+    onFrame: (frame: ChatFrame) => void,
+    signal?: AbortSignal,
+    only?: ReadonlySet<ChatFrame['type']>
+  ): Promise<void> {
+    // A frame of a type in `only` has `"<type>"` in its line; lines without any are skipped unparsed.
+    const wanted = only ? [...only].map(type => `"${type}"`) : null;
     const response = await this.request('chat', { method: 'POST', body: JSON.stringify(request), signal });
     if (!response.body) {
       return;
@@ -199,8 +211,11 @@ export class PrimeClient {
       const { done, value } = await reader.read();
       const batch = done ? lines.close() : lines.feed(value);
       for (const line of batch) {
+        if (wanted && !wanted.some(type => line.includes(type))) {
+          continue;
+        }
         const frame = parseFrame(line);
-        if (frame) {
+        if (frame && (!only || only.has(frame.type))) {
           onFrame(frame);
         }
       }
@@ -217,15 +232,22 @@ export class PrimeClient {
 }
 
 /**
- * The SSE stream of one session. The browser reconnects by itself after network errors (resending
- * `Last-Event-ID`); when it gives up (an HTTP error, a server that is down for long), the stream is
- * reopened after `RECONNECT_DELAY_MS` from the stored cursor. Frames at or before the cursor are
+ * The SSE stream of one session, read with `fetch` (through `makeRequest`, so token and cookie auth
+ * work as for every other route) rather than `EventSource`: an EventSource dispatches every message of
+ * a network chunk as its own event in one task, and a chunk of a fast answer carries thousands of them
+ * (a 100 KB chunk took 150–350 ms of the main thread in `benchmarks/bench_panel.py`). Here a chunk is
+ * split and parsed in slices of at most `SLICE_MS`, yielding to the page in between.
+ *
+ * When the stream ends or fails (network error, HTTP error, server restart) it is reopened from the
+ * cursor after the server's `retry:` (else `RECONNECT_DELAY_MS`). Frames at or before the cursor are
  * dropped, so nothing is applied twice whoever replays it.
  */
 export class EventStream {
-  private source: EventSource | null = null;
+  private readonly abort = new AbortController();
   private timer: number | null = null;
+  private persistTimer: number | null = null;
   private closed = false;
+  private retryMs: number | null = null;
 
   constructor(
     private readonly client: PrimeClient,
@@ -235,7 +257,7 @@ export class EventStream {
     private readonly onStatus: (status: StreamStatus) => void
   ) {
     storeCursor(sessionId, cursor);
-    this.open('connecting');
+    void this.run('connecting');
   }
 
   /** The sequence number of the last frame applied. */
@@ -243,45 +265,90 @@ export class EventStream {
     return this.cursor;
   }
 
-  /** Remember the cursor in `sessionStorage` (the owner calls this once per batch of frames, not per frame). */
+  /**
+   * Remember the cursor in `sessionStorage` within `PERSIST_MS` (the owner calls this once per batch of
+   * frames): a `setItem` costs about 1 ms, which made a tenth of the main thread's work while a fast
+   * answer streamed (`benchmarks/bench_panel.py`).
+   */
   persist(): void {
-    storeCursor(this.sessionId, this.cursor);
+    this.persistTimer ??= window.setTimeout(() => {
+      this.persistTimer = null;
+      storeCursor(this.sessionId, this.cursor);
+    }, PERSIST_MS);
   }
 
   close(): void {
     this.closed = true;
-    if (this.timer !== null) {
-      window.clearTimeout(this.timer);
+    for (const timer of [this.timer, this.persistTimer]) {
+      if (timer !== null) {
+        window.clearTimeout(timer);
+      }
     }
-    this.source?.close();
-    this.source = null;
+    if (this.persistTimer !== null) {
+      storeCursor(this.sessionId, this.cursor);
+    }
+    this.abort.abort();
   }
 
-  private open(status: StreamStatus): void {
+  private async run(status: StreamStatus): Promise<void> {
     this.onStatus(status);
-    const query: Record<string, string> = { sessionId: this.sessionId, lastEventId: String(this.cursor) };
-    if (this.client.settings.token) {
-      query.token = this.client.settings.token;
+    const decoder = new SseDecoder();
+    try {
+      await this.read(decoder);
+    } catch {
+      // a network error, an HTTP error or close(): reopened below unless closed
     }
-    const source = new EventSource(this.client.url('chat/events', query), { withCredentials: true });
-    source.onopen = () => this.onStatus('live');
-    source.onmessage = event => this.receive(event);
-    source.onerror = () => this.failed(source);
-    this.source = source;
+    this.retryMs = decoder.retryMs ?? this.retryMs;
+    if (!this.closed) {
+      this.onStatus('reconnecting');
+      this.timer = window.setTimeout(() => {
+        this.timer = null;
+        if (!this.closed) {
+          void this.run('reconnecting');
+        }
+      }, this.retryMs ?? RECONNECT_DELAY_MS);
+    }
   }
 
-  private receive(event: MessageEvent<string>): void {
-    const frame = parseFrame(event.data);
+  private async read(decoder: SseDecoder): Promise<void> {
+    const query = { sessionId: this.sessionId, lastEventId: String(this.cursor) };
+    const init: RequestInit = { signal: this.abort.signal, headers: { Accept: 'text/event-stream' } };
+    const response = await ServerConnection.makeRequest(this.client.url('chat/events', query), init, this.client.settings);
+    if (!response.ok || !response.body) {
+      throw new PrimeRequestError(response.status, `chat/events answered HTTP ${response.status}`);
+    }
+    this.onStatus('live');
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || this.closed) {
+        return;
+      }
+      let slice = performance.now();
+      for (const message of decoder.feed(value)) {
+        if (performance.now() - slice > SLICE_MS) {
+          await new Promise<void>(resolve => nextTask(resolve));
+          slice = performance.now();
+          if (this.closed) {
+            return;
+          }
+        }
+        this.receive(message);
+      }
+    }
+  }
+
+  private receive(message: ISseMessage): void {
+    const frame = parseFrame(message.data);
     if (frame === null) {
       return;
     }
-    // An event without an `id:` line reports the previous event's id: the unsequenced frames are
-    // recognised by type instead, and never move the cursor.
+    // The unsequenced frames are recognised by type, and never move the cursor.
     if (UNSEQUENCED.has(frame.type)) {
       this.onFrame(frame, null);
       return;
     }
-    const seq = event.lastEventId ? Number(event.lastEventId) : null;
+    const seq = message.id ? Number(message.id) : null;
     if (seq !== null && seq <= this.cursor) {
       return;
     }
@@ -289,21 +356,5 @@ export class EventStream {
       this.cursor = seq;
     }
     this.onFrame(frame, seq);
-  }
-
-  private failed(source: EventSource): void {
-    if (this.closed) {
-      return;
-    }
-    this.onStatus('reconnecting');
-    if (source.readyState === EventSource.CLOSED) {
-      source.close();
-      this.timer = window.setTimeout(() => {
-        this.timer = null;
-        if (!this.closed) {
-          this.open('reconnecting');
-        }
-      }, RECONNECT_DELAY_MS);
-    }
   }
 }

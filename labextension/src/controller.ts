@@ -45,6 +45,9 @@ export type SendMode = 'prompt' | 'steer' | 'followUp';
 /** The server capability that lets `chat/command export` write notebooks (`protocol/version.py`). */
 export const EXPORT_IPYNB = 'export-ipynb';
 
+/** The frames read from `POST chat`'s response (SSE carries the conversation). */
+const REFUSAL: ReadonlySet<ChatFrame['type']> = new Set(['error']);
+
 /** Where the current session id is remembered between page loads. */
 const CURRENT_SESSION_KEY = 'prime:current-session';
 /** The model the user picked in this browser for new sessions (absent: the server's default). */
@@ -296,13 +299,18 @@ export class ChatController {
     const sessionId = this.state.sessionId as string;
     let refused: string | null = null;
     try {
-      await this.client.chat({ sessionId, message, streamingBehavior: behaviour }, frame => {
-        if (frame.type === 'error' && !frame.runId) {
-          refused = this.refusal(frame.message, frame.reason); // no run started: the message went nowhere
-        } else if (frame.type === 'error') {
-          this.apply(sessionId, frame);
-        }
-      });
+      await this.client.chat(
+        { sessionId, message, streamingBehavior: behaviour },
+        frame => {
+          if (frame.type === 'error' && !frame.runId) {
+            refused = this.refusal(frame.message, frame.reason); // no run started: the message went nowhere
+          } else if (frame.type === 'error') {
+            this.apply(sessionId, frame);
+          }
+        },
+        undefined,
+        REFUSAL
+      );
     } catch (error: unknown) {
       refused = this.refusal(describe(error), reasonOf(error));
     }

@@ -20,15 +20,18 @@ export function nextTask(run: () => void): void {
 }
 
 export class WorkQueue {
-  private readonly jobs: Array<() => Promise<void>> = [];
+  private readonly jobs: Array<{ readonly run: () => Promise<void>; readonly alone: boolean }> = [];
   private draining = false;
 
   constructor(private readonly budgetMs = 10) {}
 
-  /** Run `job` in a coming slice; resolves (or rejects) with it. */
-  run<T>(job: () => Promise<T>): Promise<T> {
+  /**
+   * Run `job` in a coming slice; resolves (or rejects) with it. An `alone` job (one known to take
+   * longer than a slice) starts a slice of its own, so that its time is not added to others'.
+   */
+  run<T>(job: () => Promise<T>, alone = false): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.jobs.push(() => job().then(resolve, reject));
+      this.jobs.push({ run: () => job().then(resolve, reject), alone });
       if (!this.draining) {
         this.draining = true;
         nextTask(() => void this.drain());
@@ -38,9 +41,14 @@ export class WorkQueue {
 
   private async drain(): Promise<void> {
     const start = performance.now();
+    let ran = 0;
     while (this.jobs.length > 0 && performance.now() - start < this.budgetMs) {
-      const job = this.jobs.pop() as () => Promise<void>;
-      await job().catch(() => undefined);
+      if (ran > 0 && this.jobs[this.jobs.length - 1].alone) {
+        break;
+      }
+      const job = this.jobs.pop() as { run: () => Promise<void> };
+      await job.run().catch(() => undefined);
+      ran++;
     }
     if (this.jobs.length > 0) {
       nextTask(() => void this.drain());

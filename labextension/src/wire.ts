@@ -139,3 +139,65 @@ export class LineDecoder {
     return rest.trim() === '' ? [] : [rest];
   }
 }
+
+/** One message of an event stream: its data, and its `id:` when it had one. */
+export interface ISseMessage {
+  readonly data: string;
+  readonly id: string | null;
+}
+
+/**
+ * The event-stream format of the HTML spec, for our streams (as `prime_jupyter.protocol.framing.SseDecoder`
+ * reads it): lines split on `"\n"` only (a trailing `"\r"` dropped), fields `id`, `data` (joined with
+ * `"\n"` when repeated) and `retry`, comments skipped, a message at each blank line. An `id:` belongs
+ * to its own message only (EventSource would carry the last one over to messages without).
+ */
+export class SseDecoder {
+  /** The last `retry:` the stream sent: how long to wait before reconnecting (milliseconds). */
+  retryMs: number | null = null;
+  private buffer = '';
+  private data: string[] = [];
+  private id: string | null = null;
+
+  /** The messages that `chunk` completed. */
+  feed(chunk: string): ISseMessage[] {
+    const lines = (this.buffer + chunk).split('\n');
+    this.buffer = lines.pop() ?? '';
+    const out: ISseMessage[] = [];
+    for (const raw of lines) {
+      const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+      if (line === '') {
+        const message = this.dispatch();
+        if (message) {
+          out.push(message);
+        }
+      } else if (!line.startsWith(':')) {
+        this.field(line);
+      }
+    }
+    return out;
+  }
+
+  private field(line: string): void {
+    const colon = line.indexOf(':');
+    const name = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? '' : line.slice(colon + 1);
+    if (value.startsWith(' ')) {
+      value = value.slice(1);
+    }
+    if (name === 'data') {
+      this.data.push(value);
+    } else if (name === 'id') {
+      this.id = value;
+    } else if (name === 'retry' && /^\d+$/.test(value)) {
+      this.retryMs = Number(value);
+    }
+  }
+
+  private dispatch(): ISseMessage | null {
+    const message = this.data.length > 0 ? { data: this.data.join('\n'), id: this.id } : null;
+    this.data = [];
+    this.id = null;
+    return message;
+  }
+}

@@ -14,7 +14,7 @@ import {
   underRoot,
   usageLine
 } from '../src/format';
-import { LineDecoder, parseFrame } from '../src/wire';
+import { LineDecoder, SseDecoder, parseFrame } from '../src/wire';
 
 test('lines split on \\n only, never on U+2028 or U+2029', () => {
   const decoder = new LineDecoder();
@@ -26,6 +26,31 @@ test('a last line without its newline comes out on close', () => {
   const decoder = new LineDecoder();
   assert.deepEqual(decoder.feed('{"type":"done"}'), []);
   assert.deepEqual(decoder.close(), ['{"type":"done"}']);
+});
+
+test('an event stream splits into messages at blank lines, however the chunks fall', () => {
+  const stream = 'retry: 1000\ndata: {"type":"connected"}\n\n: heartbeat\n\nid: 7\ndata: {"a":"x\u2028y"}\n\nid: 8\r\ndata: one\r\ndata: two\r\n\r\n';
+  const whole = new SseDecoder();
+  const expected = [
+    { data: '{"type":"connected"}', id: null },
+    { data: '{"a":"x\u2028y"}', id: '7' },
+    { data: 'one\ntwo', id: '8' }
+  ];
+  assert.deepEqual(whole.feed(stream), expected);
+  assert.equal(whole.retryMs, 1000);
+  for (let cut = 1; cut < stream.length; cut++) {
+    const decoder = new SseDecoder();
+    assert.deepEqual([...decoder.feed(stream.slice(0, cut)), ...decoder.feed(stream.slice(cut))], expected, `cut at ${cut}`);
+  }
+});
+
+test('an id belongs to its own message, and a message without data is no message', () => {
+  const decoder = new SseDecoder();
+  assert.deepEqual(decoder.feed('id: 3\n\ndata:x\n\nretry: soon\nevent: ping\ndata\n\n'), [
+    { data: 'x', id: null },
+    { data: '', id: null }
+  ]);
+  assert.equal(decoder.retryMs, null);
 });
 
 test('frames of an unknown type are skipped, malformed JSON throws', () => {

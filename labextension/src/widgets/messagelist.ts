@@ -10,6 +10,7 @@ import type { Question } from '../protocol';
 import { firstText, isToolPart } from '../wire';
 import type { IPanelContext } from './context';
 import { button, h } from './dom';
+import { enlargeable, openLightbox } from './lightbox';
 import { IPartEnv, IPartWidget, partWidget } from './parts';
 
 /** How many messages are rendered at first, and added each time the user scrolls to the top. */
@@ -18,6 +19,7 @@ export const WINDOW = 40;
 class MessageWidget extends Panel {
   private shown: MessageView | null = null;
   private questionKey = '';
+  private last = false;
   private readonly parts = new Panel();
   private readonly actions = h('div', 'jp-PrimeMessage-actions');
   private readonly marker = h('div', 'jp-PrimeMessage-marker');
@@ -33,12 +35,14 @@ class MessageWidget extends Panel {
   }
 
   render(message: MessageView, env: IPartEnv, questionKey: string): void {
-    if (message === this.shown && questionKey === this.questionKey) {
+    // `last` changes when a run ends, the message often not (an error's Retry comes with it).
+    if (message === this.shown && questionKey === this.questionKey && env.last === this.last) {
       return;
     }
     const previous = this.shown;
     this.shown = message;
     this.questionKey = questionKey;
+    this.last = env.last;
     this.node.dataset.role = message.role;
     this.node.dataset.messageId = message.id;
     this.toggleClass('jp-mod-streaming', message.streaming);
@@ -161,6 +165,11 @@ export class MessageList extends Panel {
     }, { root: this.node });
     this.observer.observe(this.earlier);
     this.resize = new ResizeObserver(() => this.keepBottom());
+    this.node.addEventListener('click', event => {
+      if (enlargeable(event.target)) {
+        void openLightbox(event.target);
+      }
+    });
   }
 
   dispose(): void {
