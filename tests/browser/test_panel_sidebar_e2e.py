@@ -103,8 +103,9 @@ def test_code_plots_pickers_and_errors_fit_a_sidebar(lab: Lab, turns: ScriptedLL
     assert prompt["empty"] and prompt["scrollHeight"] <= prompt["clientHeight"], prompt
 
     kinds = {error["kind"]: [b["label"] for b in error["buttons"]] for error in report["errors"]}
-    assert kinds.pop("notice") == ["Retry", "\u00d7"], report["errors"]
-    assert kinds in ({}, {"error": ["Retry"]}), report["errors"]
+    assert kinds.pop("notice") == ["\u00d7"], report["errors"]  # the refused message carries the Retry
+    assert kinds.pop("failed") == ["Retry", "Edit"], report["errors"]
+    assert kinds in ({}, {"error": []}, {"error": ["Retry"]}), report["errors"]  # only the newest failure retries
     for error in report["errors"]:
         assert error["inPanel"], error
         assert all(b["whole"] and b["oneLine"] for b in error["buttons"]), error

@@ -160,7 +160,8 @@ const scenarios = {
         throw error;
       });
     await lab.idle();
-    // ...and a notice with Retry and close: a message the server refuses (its session is gone).
+    // ...and a message the server refuses (its session is gone): it stays, marked not sent, with Retry
+    // and Edit on it, and the banner says why, with its close button.
     const sessionId = await lab.sessionId();
     await lab.page.evaluate(async id => {
       const panel = [...window.jupyterapp.shell.widgets('left')].find(w => w.id === 'prime-jupyter-panel');
@@ -168,13 +169,17 @@ const scenarios = {
     }, sessionId);
     await lab.send(refused);
     await lab.page.waitForSelector(`${PANEL} .jp-PrimeNotice.jp-mod-error .jp-PrimePanel-button`, { timeout: WAIT });
+    await lab.page.waitForSelector(`${PANEL} .jp-PrimeMessage.jp-mod-failed .jp-PrimeMessage-retry`, { timeout: WAIT });
     await lab.shot('34-sidebar-errors');
     const errors = await lab.page.evaluate(sel => {
       const panel = document.querySelector(sel).getBoundingClientRect();
-      return [...document.querySelectorAll(`${sel} .jp-PrimeNotice, ${sel} .jp-PrimeError`)].map(node => {
+      const kind = node =>
+        node.classList.contains('jp-PrimeNotice') ? 'notice' : node.classList.contains('jp-PrimeError') ? 'error' : 'failed';
+      const nodes = `${sel} .jp-PrimeNotice, ${sel} .jp-PrimeError, ${sel} .jp-PrimeMessage.jp-mod-failed .jp-PrimeMessage-actions`;
+      return [...document.querySelectorAll(nodes)].map(node => {
         const outer = node.getBoundingClientRect();
         return {
-          kind: node.classList.contains('jp-PrimeNotice') ? 'notice' : 'error',
+          kind: kind(node),
           inPanel: outer.left >= panel.left - 0.5 && outer.right <= panel.right + 0.5,
           buttons: [...node.querySelectorAll(':scope > .jp-PrimePanel-button')].map(b => {
             const r = b.getBoundingClientRect();
