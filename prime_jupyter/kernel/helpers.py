@@ -156,7 +156,10 @@ def _convert_to_png(data: bytes) -> bytes:
     except ImportError:
         raise ValueError("not a PNG or JPEG image (install Pillow in the kernel for other formats)") from None
     buffer = io.BytesIO()
-    Image.open(io.BytesIO(data)).save(buffer, format="PNG")
+    try:
+        Image.open(io.BytesIO(data)).save(buffer, format="PNG")
+    except OSError:  # PIL's UnidentifiedImageError: text, or a format it cannot read
+        raise ValueError("not a PNG or JPEG image, nor one Pillow can read and convert") from None
     return buffer.getvalue()
 
 
