@@ -18,7 +18,8 @@ Figures (median and min-max over the repetitions; the runs of the two agents alt
 - resume: launch -> first request of `-c -p` on a synthetic 22,000-entry (18 MB) session, minus a
   fresh launch in the same repetition, per 1,000 entries (and the extra peak RSS per 1,000 entries);
 - per-turn gap against history length: the same 10-tool task continuing (`-c`) a session of 10 and
-  of 10,000 entries; both gaps, and ours at 10,000 over ours at 10 (the cost of a long history);
+  of 10,000 entries; both gaps, and ours at 10,000 over ours at 10 (the cost of a long history), and
+  the part of each gap that is the request's own transfer (its first byte to its last at the tap);
 - attach: `jupyter prime attach --mode json -p` to a warm Jupyter server (one started for the whole
   benchmark, found through its runtime dir, warmed by one run), running the 10-tool task in a new
   session of the server: launch -> first request and the task's wall time, against pi's fresh process.
@@ -59,6 +60,7 @@ from _cases import (
     delta_lines,
     launch_s,
     problem,
+    send_ms,
     stream_rate,
     stream_script,
     tool_task_script,
@@ -176,6 +178,7 @@ class Bench:
         elif case.name.startswith("gap-"):
             gaps = turn_gaps_ms(child, taps)
             self.figures.add(case.name, label, *gaps)
+            self.figures.add(f"send-{case.name}", label, *send_ms(taps))
             note += f", first request {taps.request_bytes[0] / 1e6:.2f} MB"
             note += f", gaps {' '.join(f'{g:.1f}' for g in gaps)} ms"
         elif case.name == "fresh":
@@ -210,6 +213,8 @@ _TABLE: list[tuple[str, str, str, str, int, Target | None]] = [
     ("gap", "ours", "per-turn gap - tool time", "ms", 2, Target("ratio_max", 0.3)),
     ("gap-10", "ours", "per-turn gap, history of 10 entries", "ms", 2, Target("ratio_max", 0.3)),
     ("gap-10k", "ours", "per-turn gap, history of 10,000 entries", "ms", 2, Target("ratio_max", 0.3)),
+    ("send-gap-10", "ours", "  of which sending the request, 10 entries", "ms", 2, None),
+    ("send-gap-10k", "ours", "  of which sending the request, 10,000 entries", "ms", 2, None),
     ("wall-tools", "ours", "10-tool task, wall", "s", 2, Target("ratio_max", 1.0)),
     ("rss-tools", "ours", "peak RSS, 10-tool task", "MB", 0, Target("ratio_max", 0.8)),
     ("rss-stream", "ours", f"peak RSS, {STREAM_DELTAS:,}-delta answer", "MB", 0, Target("ratio_max", 0.8)),
