@@ -27,6 +27,7 @@ from prime_jupyter.ai.models import Model, anthropic_effort, anthropic_thinking_
 from prime_jupyter.ai.providers._encoded import EncodedPrefix, NotEncodable, encode_part, prefix_of, with_messages
 from prime_jupyter.ai.providers._http import cached_client
 from prime_jupyter.ai.providers._request import encode_body, encode_request, response_class, streamed
+from prime_jupyter.ai.providers._sdk_import import import_light
 from prime_jupyter.ai.providers._sse import drain, iter_sse
 from prime_jupyter.ai.providers._transform import Normalizer, normalize_messages, safe_tool_id
 from prime_jupyter.ai.types import Context, Message, TextContent, ThinkingContent
@@ -49,19 +50,32 @@ def _client(options: StreamOptions) -> anthropic.AsyncAnthropic:
     """One client per key, base URL and timeout (and loop). SDK retries are off: ours apply."""
 
     def make(use_aiohttp: bool) -> anthropic.AsyncAnthropic:
-        import anthropic
-
-        return anthropic.AsyncAnthropic(
+        client_class, aiohttp_client = _sdk()
+        return client_class(
             api_key=options.api_key,
             base_url=options.base_url,
             max_retries=0,
             timeout=options.timeout_s,
-            http_client=anthropic.DefaultAioHttpClient() if use_aiohttp else None,
+            http_client=aiohttp_client() if use_aiohttp else None,
         )
 
     return cached_client(
         ("anthropic", options.api_key, options.base_url, options.timeout_s), make, options.http_backend
     )
+
+
+def _sdk() -> tuple[type[anthropic.AsyncAnthropic], type[anthropic.DefaultAioHttpClient]]:
+    """The SDK's client and aiohttp client classes, imported without its types (`_sdk_import`)."""
+    try:
+        client, base, logs = import_light(
+            "anthropic", ["anthropic._client", "anthropic._base_client", "anthropic._utils._logs"]
+        )
+        logs.setup_logging()  # what `anthropic/__init__.py` does (ANTHROPIC_LOG)
+        return client.AsyncAnthropic, base.DefaultAioHttpClient
+    except (ImportError, AttributeError):  # an SDK laid out otherwise: the ordinary import
+        import anthropic
+
+        return anthropic.AsyncAnthropic, anthropic.DefaultAioHttpClient
 
 
 async def stream_provider(model: Model, context: Context, options: StreamOptions, emit: Emitter) -> None:
