@@ -35,5 +35,11 @@ def build_parser() -> argparse.ArgumentParser:
     session.add_argument("-c", "--continue", dest="cont", action="store_true", help="continue the latest session here")
     session.add_argument("-r", "--resume", metavar="ID", help="resume a session by id, unique id prefix or path")
     session.add_argument("--no-session", action="store_true", help="keep the session in memory only")
+    parser.add_argument(
+        "--server",
+        choices=("auto", "never"),
+        help="auto: with -p, run a new session in a Jupyter server running for this folder when one is found "
+        "(warm: no start-up here); never: always in this process (the default; setting headlessServer)",
+    )
     parser.add_argument("--version", action="version", version=f"prime-jupyter {__version__}")
     return parser

@@ -52,6 +52,8 @@ class Settings(_S):
     kernel: KernelSettings = Field(default_factory=KernelSettings)
     tools: list[str] | None = None
     question_timeout_s: float = 60.0
+    headless_server: Literal["auto", "never"] = "never"
+    """`jupyter prime -p`: in a Jupyter server found for the folder ("auto") or here (`cli/server_choice.py`)."""
 
 
 def load_settings(agent_dir: Path, cwd: Path) -> Settings:
