@@ -27,24 +27,19 @@ def server_target(ns: dict[str, object], cwd: Path) -> tuple[ServerTarget, str] 
     """The server session to run `-p` in and where that server is, or None to run it in this process."""
     if _choice(ns, cwd) != "auto" or any(ns[name] for name in _HERE_ONLY) or ns["no_context_files"]:
         return None
-    from prime_jupyter.connection._discovery import find_server
     from prime_jupyter.connection.door import ServerTarget
+    from prime_jupyter.connection.warm import warm_server
 
-    found = find_server(cwd)
-    if found is None:
+    where = warm_server(cwd)
+    if where is None:
         return None
     model = ns["model"]
-    return ServerTarget(cwd=cwd, model=model if isinstance(model, str) else None), found.endpoint.display
+    return ServerTarget(cwd=cwd, model=model if isinstance(model, str) else None), where
 
 
 def _choice(ns: dict[str, object], cwd: Path) -> str:
     if isinstance(ns["server"], str):
         return ns["server"]
-    from prime_jupyter.ai.registry import agent_dir
-    from prime_jupyter.errors import ConfigError
-    from prime_jupyter.runtime.settings import load_settings
+    from prime_jupyter.connection.warm import headless_server_choice
 
-    try:
-        return load_settings(agent_dir(), cwd).headless_server
-    except ConfigError:
-        return "never"  # the run here reports what is wrong with the settings
+    return headless_server_choice(cwd)
