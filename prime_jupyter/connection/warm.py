@@ -14,7 +14,6 @@ from typing import Literal
 
 from prime_jupyter.ai.config_file import read_config
 from prime_jupyter.ai.registry import agent_dir
-from prime_jupyter.connection._discovery import find_server
 from prime_jupyter.errors import ConfigError
 
 __all__ = ["headless_server_choice", "warm_server"]
@@ -37,5 +36,7 @@ def headless_server_choice(cwd: Path) -> Literal["auto", "never"]:
 
 def warm_server(cwd: Path) -> str | None:
     """Where the newest running Jupyter server whose root holds `cwd` listens, or None when none does."""
+    from prime_jupyter.connection._discovery import find_server  # with the HTTP transport: only when asked
+
     found = find_server(cwd)
     return found.endpoint.display if found is not None else None
