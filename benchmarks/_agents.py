@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-__all__ = ["Agent", "OurAgent", "PiAgent", "find_pi"]
+__all__ = ["Agent", "AttachAgent", "OurAgent", "PiAgent", "find_pi"]
 
 PROVIDER = "fake"
 MODEL = "fake-model"
@@ -143,3 +143,41 @@ def find_pi(root: Path | None) -> tuple[PiAgent | None, str]:
         return None, f"no Node >= {_MIN_NODE[0]}.{_MIN_NODE[1]} at {root / _PI_NODE} or on PATH"
     version = json.loads((package / "package.json").read_text()).get("version", "?")
     return PiAgent(node=node, cli=cli, version=str(version)), ""
+
+
+@dataclass(frozen=True)
+class AttachAgent:
+    """`jupyter prime attach` to a warm Jupyter server found through Jupyter's runtime directory, as a
+    user in a folder the server serves would run it: a new session in the server per run, in the run's
+    work dir (inside the server's root).
+
+    The server's agent dir is its own (`--PrimeApp.agent_dir`); each run points its `models.json` at
+    that run's scripted server (the server reads it for every new session)."""
+
+    runtime_dir: Path
+    agent_dir: Path
+    label: str = "attach"
+
+    def configure(self, home: Path, base_url: str) -> None:
+        home.mkdir(parents=True, exist_ok=True)
+        self.agent_dir.mkdir(parents=True, exist_ok=True)
+        (self.agent_dir / "models.json").write_text(_models_json(base_url))
+        settings = {
+            "compaction": {"enabled": False},
+            "tools": ["bash", "read", "write", "edit"],
+            "defaultModel": f"{PROVIDER}/{MODEL}",
+        }
+        (self.agent_dir / "settings.json").write_text(json.dumps(settings))
+
+    def command(self, prompt: str, *, json_mode: bool, cont: bool) -> list[str]:
+        if cont:
+            raise ValueError("the attach agent does not continue sessions from a file")
+        bin_dir = Path(sys.executable).parent
+        head = [str(bin_dir / "jupyter"), "prime", "attach"]
+        return head + (["--mode", "json"] if json_mode else []) + ["-p", prompt]
+
+    def env(self, home: Path) -> dict[str, str]:
+        return {**os.environ, "PRIME_AGENT_DIR": str(home), "JUPYTER_RUNTIME_DIR": str(self.runtime_dir)}
+
+    def session_file(self, home: Path, cwd: Path, session_id: str, timestamp: str) -> Path:
+        raise ValueError("the attach agent does not continue sessions from a file")

@@ -19,6 +19,7 @@ __all__ = [
     "launch_s",
     "median_or_nan",
     "problem",
+    "send_ms",
     "stream_rate",
     "stream_script",
     "tool_spans",
@@ -96,6 +97,12 @@ def turn_gaps_ms(run: ChildRun, taps: TapTimes) -> list[float]:
             tool = spans[k] if k < len(spans) else 0.0
             gaps.append((taps.ends[k + 1] - response_end - tool) * 1000)
     return gaps
+
+
+def send_ms(taps: TapTimes) -> list[float]:
+    """For each request after the first: its first byte to its last reaching the provider (the wire's
+    share of the per-turn gap, which grows with the body)."""
+    return [(end - start) * 1000 for start, end in zip(taps.starts[1:], taps.ends[1:], strict=True)]
 
 
 def stream_rate(run: ChildRun, taps: TapTimes) -> float:

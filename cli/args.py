@@ -41,5 +41,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="resume a session: any unique part of its id, its name, or its file (see jupyter prime sessions)",
     )
     session.add_argument("--no-session", action="store_true", help="keep the session in memory only")
+    parser.add_argument(
+        "--server",
+        choices=("auto", "never"),
+        help="auto: with -p, run a new session in a Jupyter server running for this folder when one is found "
+        "(warm: no start-up here); never: always in this process (the default; setting headlessServer)",
+    )
     parser.add_argument("--version", action="version", version=f"prime-jupyter {__version__}")
     return parser

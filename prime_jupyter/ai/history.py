@@ -8,6 +8,10 @@ something asks for as models (the last assistant message, for its usage) are eve
 message the runtime creates arrives as a model and is dumped to its data once, the first time a
 request needs it; a message is final by then (the partial answer being streamed is never in a
 `History`). Neither form is changed in place afterwards: copies of a `History` share them.
+
+A `History` also carries memos: immutable values that describe its first messages (a provider's
+encoded request messages, `providers._encoded`). Copies and prefix slices keep them, since they begin
+with the same messages; leaving malformed messages out drops them.
 """
 
 from __future__ import annotations
@@ -56,11 +60,12 @@ def _first(error: ValidationError) -> str:
 class History(Sequence[Message]):
     """Messages in order; each is a model, JSON data, or both, and turned into the other on first use."""
 
-    __slots__ = ("_data", "_models")
+    __slots__ = ("_data", "_memos", "_models")
 
     def __init__(self, messages: Iterable[Message] = ()) -> None:
         self._models: list[Message | None] = list(messages)
         self._data: list[MessageData | None] = [None] * len(self._models)
+        self._memos: dict[str, object] = {}
 
     def append(self, message: Message) -> None:
         self._models.append(message)
@@ -76,12 +81,22 @@ class History(Sequence[Message]):
         other = History.__new__(History)
         other._models = list(self._models)
         other._data = list(self._data)
+        other._memos = dict(self._memos)
         return other
 
-    def data(self) -> Iterator[MessageData]:
-        """Each message's JSON form, dumped from its model (and kept) where it has none yet."""
+    def memo(self, key: str) -> object | None:
+        """The memo kept under `key` (see the module docstring), or None."""
+        return self._memos.get(key)
+
+    def set_memo(self, key: str, value: object) -> None:
+        """Keep `value`, an immutable description of this history's first messages, under `key`."""
+        self._memos[key] = value
+
+    def data(self, start: int = 0) -> Iterator[MessageData]:
+        """Each message's JSON form from index `start`, dumped from its model (and kept) where it has none yet."""
         models, data = self._models, self._data
-        for index, item in enumerate(data):
+        for index in range(start, len(data)):
+            item = data[index]
             if item is None:
                 model = models[index]
                 assert model is not None
@@ -108,6 +123,8 @@ class History(Sequence[Message]):
             kept_models.append(model)
             kept_data.append(data)
         self._models, self._data = kept_models, kept_data
+        if dropped:
+            self._memos = {}
         return dropped
 
     def __len__(self) -> int:
@@ -124,6 +141,8 @@ class History(Sequence[Message]):
             part = History.__new__(History)
             part._models = self._models[index]
             part._data = self._data[index]
+            prefix = index.start in (None, 0) and index.step in (None, 1)
+            part._memos = dict(self._memos) if prefix else {}
             return part
         model = self._models[index]
         if model is None:

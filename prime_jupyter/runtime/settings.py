@@ -55,6 +55,8 @@ class Settings(_S):
     theme: str | None = None
     """The terminal app's theme (a Textual theme name), chosen with `/theme`; the runtime does not use it
     (`connection.preferences` reads and writes it)."""
+    headless_server: Literal["auto", "never"] = "never"
+    """`jupyter prime -p`: in a Jupyter server found for the folder ("auto") or here (`cli/server_choice.py`)."""
 
 
 def load_settings(agent_dir: Path, cwd: Path) -> Settings:

@@ -191,3 +191,47 @@ def test_attach_imports_no_server_no_runtime_and_no_sdk(server: JupyterProcess, 
     )
     assert done.returncode == 0, done.stderr
     assert lines(done.stdout)[-1] == "0 []"
+
+
+def prime_p(
+    server: JupyterProcess, home: Path, *args: str, settings: dict[str, object] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`jupyter prime ... -p` (not attach) in the server's folder, with an agent dir of its own at `home`."""
+    if settings is not None:
+        (home / "settings.json").write_text(json.dumps(settings))
+    return subprocess.run(
+        [sys.executable, "-m", "prime_jupyter.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**client_env(server.runtime_dir), "PRIME_AGENT_DIR": str(home)},
+        cwd=server.root_dir / "work",
+    )
+
+
+def test_print_mode_runs_in_the_warm_server_when_asked_and_says_so(
+    server: JupyterProcess, llm: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    write_agent_dir(tmp_path, llm)
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="from the server")]), ScriptedTurn(blocks=[Text(text="by setting")]))
+    flagged = prime_p(server, tmp_path, "--server", "auto", "--model", "scripted/m1", "-p", "where?")
+    assert flagged.returncode == 0, flagged.stderr
+    assert flagged.stdout == "from the server\n" and "in the Jupyter server at" in flagged.stderr
+    by_setting = prime_p(server, tmp_path, "-p", "and now?", settings={"headlessServer": "auto"})
+    assert by_setting.returncode == 0, by_setting.stderr
+    assert by_setting.stdout == "by setting\n" and "in the Jupyter server at" in by_setting.stderr
+    assert not (tmp_path / "sessions").exists()  # both sessions live in the server
+
+
+def test_print_mode_runs_here_by_default_and_for_what_the_server_does_not_take(
+    server: JupyterProcess, llm: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    write_agent_dir(tmp_path, llm)
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="here")]), ScriptedTurn(blocks=[Text(text="here too")]))
+    default = prime_p(server, tmp_path, "--model", "scripted/m1", "-p", "where?")
+    assert default.returncode == 0, default.stderr
+    assert default.stdout == "here\n" and "Jupyter server" not in default.stderr
+    tools = prime_p(server, tmp_path, "--server", "auto", "--model", "scripted/m1", "--tools", "read", "-p", "x")
+    assert tools.returncode == 0, tools.stderr
+    assert tools.stdout == "here too\n" and "Jupyter server" not in tools.stderr
+    assert len(list((tmp_path / "sessions").glob("*.jsonl"))) == 2

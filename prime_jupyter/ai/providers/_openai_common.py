@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from prime_jupyter.ai.data import ImageContentData, ToolResultMessageData
 from prime_jupyter.ai.providers._http import cached_client
+from prime_jupyter.ai.providers._sdk_import import import_light
 
 if TYPE_CHECKING:
     import openai
@@ -20,17 +21,28 @@ def client_for(options: StreamOptions) -> openai.AsyncOpenAI:
     retries are off: ours apply."""
 
     def make(use_aiohttp: bool) -> openai.AsyncOpenAI:
-        import openai
-
-        return openai.AsyncOpenAI(
+        client_class, aiohttp_client = _sdk()
+        return client_class(
             api_key=options.api_key,
             base_url=options.base_url,
             max_retries=0,
             timeout=options.timeout_s,
-            http_client=openai.DefaultAioHttpClient() if use_aiohttp else None,
+            http_client=aiohttp_client() if use_aiohttp else None,
         )
 
     return cached_client(("openai", options.api_key, options.base_url, options.timeout_s), make, options.http_backend)
+
+
+def _sdk() -> tuple[type[openai.AsyncOpenAI], type[openai.DefaultAioHttpClient]]:
+    """The SDK's client and aiohttp client classes, imported without its types (`_sdk_import`)."""
+    try:
+        client, base, logs = import_light("openai", ["openai._client", "openai._base_client", "openai._utils._logs"])
+        logs.setup_logging()  # what `openai/__init__.py` does (OPENAI_LOG)
+        return client.AsyncOpenAI, base.DefaultAioHttpClient
+    except (ImportError, AttributeError):  # an SDK laid out otherwise: the ordinary import
+        import openai
+
+        return openai.AsyncOpenAI, openai.DefaultAioHttpClient
 
 
 def data_url(image: ImageContentData) -> str:

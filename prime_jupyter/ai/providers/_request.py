@@ -38,12 +38,13 @@ OptionsT = TypeVar("OptionsT")
 
 
 def encode_request(
-    build: Callable[[ModelT, Context, OptionsT], Mapping[str, JsonValue]],
+    build: Callable[[ModelT, Context, OptionsT], Mapping[str, JsonValue] | bytes],
     model: ModelT,
     context: Context,
     options: OptionsT,
 ) -> bytes:
-    """`build(model, context, options)` encoded as the request body.
+    """`build(model, context, options)` encoded as the request body (bytes from `build` are taken as
+    the encoded body: a provider that encodes its messages once, `_encoded`).
 
     Messages a `History` holds as transcript data are not validated before they are converted. If
     converting them fails, the malformed ones are left out (see `History.drop_malformed`) and the body
@@ -55,7 +56,7 @@ def encode_request(
         if not isinstance(context.messages, History) or not context.messages.drop_malformed():
             raise
         body = build(model, context, options)
-    return encode_body(body)
+    return body if isinstance(body, bytes) else encode_body(body)
 
 
 def encode_body(body: Mapping[str, JsonValue]) -> bytes:

@@ -24,7 +24,7 @@ from prime_jupyter.ai.data import (
 )
 from prime_jupyter.ai.types import StopReason
 
-__all__ = ["INTERRUPTED_RESULT", "normalize_messages", "safe_tool_id"]
+__all__ = ["INTERRUPTED_RESULT", "Normalizer", "normalize_messages", "safe_tool_id"]
 
 INTERRUPTED_RESULT = "No result: the tool call was interrupted before it finished."
 _UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
@@ -44,24 +44,48 @@ def normalize_messages(messages: Iterable[MessageData]) -> Iterator[MessageData]
     A generator, so that a provider converts each message while it is still in the CPU's caches: on a
     long history that is a fifth of the conversion time.
     """
-    pending: dict[str, ToolCallData] = {}  # the calls of the latest assistant message still waiting for a result
+    normalizer = Normalizer()
     for message in messages:
+        yield from normalizer.push(message)
+    yield from normalizer.finish()
+
+
+class Normalizer:
+    """`normalize_messages` fed one message at a time, for a converter that resumes where it stopped.
+
+    When `quiet` (no tool call waits for its result), what follows is cleaned the same whether or not
+    the messages before were fed to this normalizer: a fresh one can take over there.
+    """
+
+    __slots__ = ("_pending",)
+
+    def __init__(self) -> None:
+        self._pending: dict[str, ToolCallData] = {}  # the latest assistant message's calls still waiting
+
+    @property
+    def quiet(self) -> bool:
+        return not self._pending
+
+    def push(self, message: MessageData) -> list[MessageData]:
+        """What `message` adds to the cleaned conversation (the results of interrupted calls first)."""
+        pending = self._pending
         if message["role"] == "toolResult":
-            if pending.pop(message["toolCallId"], None) is not None:
-                yield message
-            continue
-        if pending:
-            yield from _interrupted(pending)
+            return [message] if pending.pop(message["toolCallId"], None) is not None else []
+        out: list[MessageData] = _interrupted(pending) if pending else []  # type: ignore[assignment]
         if message["role"] == "assistant":
             cleaned = _clean_assistant(message)
             if cleaned is not None:
-                yield cleaned
+                out.append(cleaned)
                 for block in cleaned.get("content", ()):
                     if block["type"] == "toolCall":
                         pending[block["id"]] = block
         else:
-            yield message
-    yield from _interrupted(pending)
+            out.append(message)
+        return out
+
+    def finish(self) -> list[ToolResultMessageData]:
+        """The results of the calls still waiting (interrupted): the end of the cleaned conversation."""
+        return _interrupted(self._pending)
 
 
 def _clean_assistant(message: AssistantMessageData) -> AssistantMessageData | None:

@@ -16,17 +16,20 @@ from pydantic import JsonValue
 from prime_jupyter.ai.data import (
     AssistantMessageData,
     ImageContentData,
+    MessageData,
     TextContentData,
     ThinkingContentData,
     ToolResultMessageData,
     UserContentData,
 )
-from prime_jupyter.ai.history import messages_data
+from prime_jupyter.ai.history import History, messages_data
 from prime_jupyter.ai.models import Model, anthropic_effort, anthropic_thinking_budget
+from prime_jupyter.ai.providers._encoded import EncodedPrefix, NotEncodable, encode_part, prefix_of, with_messages
 from prime_jupyter.ai.providers._http import cached_client
-from prime_jupyter.ai.providers._request import encode_request, response_class, streamed
+from prime_jupyter.ai.providers._request import encode_body, encode_request, response_class, streamed
+from prime_jupyter.ai.providers._sdk_import import import_light
 from prime_jupyter.ai.providers._sse import drain, iter_sse
-from prime_jupyter.ai.providers._transform import normalize_messages, safe_tool_id
+from prime_jupyter.ai.providers._transform import Normalizer, normalize_messages, safe_tool_id
 from prime_jupyter.ai.types import Context, Message, TextContent, ThinkingContent
 
 if TYPE_CHECKING:
@@ -34,26 +37,26 @@ if TYPE_CHECKING:
 
     from prime_jupyter.ai.stream import Emitter, StreamOptions
 
-__all__ = ["build_request", "stream_provider"]
+__all__ = ["build_request", "encode_messages_once", "stream_provider"]
 
 _STOP = {"end_turn": "stop", "tool_use": "toolUse", "max_tokens": "length", "stop_sequence": "stop"}
 _TRANSIENT = {"overloaded_error", "api_error", "rate_limit_error", "timeout_error"}
 
 Json = dict[str, JsonValue]
+Results = list[JsonValue] | None
 
 
 def _client(options: StreamOptions) -> anthropic.AsyncAnthropic:
     """One client per key, base URL and timeout (and loop). SDK retries are off: ours apply."""
 
     def make(use_aiohttp: bool) -> anthropic.AsyncAnthropic:
-        import anthropic
-
-        return anthropic.AsyncAnthropic(
+        client_class, aiohttp_client = _sdk()
+        return client_class(
             api_key=options.api_key,
             base_url=options.base_url,
             max_retries=0,
             timeout=options.timeout_s,
-            http_client=anthropic.DefaultAioHttpClient() if use_aiohttp else None,
+            http_client=aiohttp_client() if use_aiohttp else None,
         )
 
     return cached_client(
@@ -61,9 +64,23 @@ def _client(options: StreamOptions) -> anthropic.AsyncAnthropic:
     )
 
 
+def _sdk() -> tuple[type[anthropic.AsyncAnthropic], type[anthropic.DefaultAioHttpClient]]:
+    """The SDK's client and aiohttp client classes, imported without its types (`_sdk_import`)."""
+    try:
+        client, base, logs = import_light(
+            "anthropic", ["anthropic._client", "anthropic._base_client", "anthropic._utils._logs"]
+        )
+        logs.setup_logging()  # what `anthropic/__init__.py` does (ANTHROPIC_LOG)
+        return client.AsyncAnthropic, base.DefaultAioHttpClient
+    except (ImportError, AttributeError):  # an SDK laid out otherwise: the ordinary import
+        import anthropic
+
+        return anthropic.AsyncAnthropic, anthropic.DefaultAioHttpClient
+
+
 async def stream_provider(model: Model, context: Context, options: StreamOptions, emit: Emitter) -> None:
     client = _client(options)
-    content = encode_request(build_request, model, context, options)
+    content = encode_request(encode_messages_once, model, context, options)
     post = client.post(
         "/v1/messages", cast_to=response_class(), content=content, options={"headers": options.headers}, stream=True
     )
@@ -75,8 +92,22 @@ async def stream_provider(model: Model, context: Context, options: StreamOptions
 
 
 def build_request(model: Model, context: Context, options: StreamOptions) -> Json:
+    """The request body, built from scratch."""
+    return _body(model, context, options, _messages(context.messages))
+
+
+def encode_messages_once(model: Model, context: Context, options: StreamOptions) -> bytes:
+    """`build_request`'s body, encoded, with the messages of a `History` encoded once (`_encoded`)."""
+    if isinstance(context.messages, History):
+        messages = _encoded_messages(context.messages)
+        if messages is not None:
+            return with_messages(encode_body(_body(model, context, options, [])), messages)
+    return encode_body(build_request(model, context, options))
+
+
+def _body(model: Model, context: Context, options: StreamOptions, messages: list[JsonValue]) -> Json:
     max_tokens = options.max_tokens or min(model.max_tokens, 32_000)
-    body: Json = {"model": model.id, "stream": True, "messages": _messages(context.messages)}
+    body: Json = {"model": model.id, "stream": True, "messages": messages}
     budget = anthropic_thinking_budget(options.thinking, max_tokens) if model.reasoning else None
     if model.adaptive:
         effort = anthropic_effort(options.thinking)
@@ -123,6 +154,76 @@ def _messages(messages: Sequence[Message]) -> list[JsonValue]:
             results = None
     _mark_cache_point(out)
     return out
+
+
+_MEMO = "anthropic-messages"
+_MARK = b',"cache_control":{"type":"ephemeral"}}]}'
+
+
+def _encoded_messages(history: History) -> list[bytes] | None:
+    """`_messages(history)`, each encoded, with the cache point; the history keeps what it can reuse.
+
+    None when a message cannot be UTF-8 (a lone surrogate): `build_request` then builds it all."""
+    prefix = prefix_of(history, _MEMO)
+    parts, users = list(prefix.parts), list(prefix.users)
+    kept, count = (prefix.count, len(parts)), prefix.count
+    normalizer = Normalizer()
+    results: list[JsonValue] | None = None  # the tool results the last part collects
+    try:
+        for message in history.data(count):
+            count += 1
+            for cleaned in normalizer.push(message):
+                results = _add(cleaned, parts, users, results)
+            if normalizer.quiet:  # no call waits for a result: the parts so far are final
+                _close(results, parts)
+                results, kept = None, (count, len(parts))
+        for cleaned in normalizer.finish():
+            results = _add(cleaned, parts, users, results)
+        _close(results, parts)
+    except NotEncodable:
+        return None
+    if kept[0] > prefix.count:
+        history.set_memo(_MEMO, EncodedPrefix(kept[0], tuple(parts[: kept[1]]), tuple(users[: kept[1]])))
+    return _marked(parts, users)
+
+
+def _add(message: MessageData, parts: list[bytes], users: list[bool], results: list[JsonValue] | None) -> Results:
+    """`_messages`' step for one cleaned message: the tool results it collects, if any."""
+    if message["role"] == "toolResult":
+        if results is None:
+            results = []
+            parts.append(b"")  # encoded by `_close`
+            users.append(True)
+        results.append(_tool_result(message))
+        return results
+    if message["role"] == "assistant":
+        role, content = "assistant", _assistant_content(message)
+    else:
+        role, content = "user", _user_content(message["content"])
+    if not content:
+        return results
+    _close(results, parts)
+    parts.append(encode_part({"role": role, "content": content}))
+    users.append(role == "user")
+    return None
+
+
+def _close(results: list[JsonValue] | None, parts: list[bytes]) -> None:
+    """Encode the part of tool results that `parts` ends with, if one is open."""
+    if results is not None:
+        parts[-1] = encode_part({"role": "user", "content": results})
+
+
+def _marked(parts: list[bytes], users: list[bool]) -> list[bytes]:
+    """The parts with the cache point on the last block of the last user part, as `_mark_cache_point`
+    puts it: a key added at the end of that block, an object."""
+    for index in range(len(parts) - 1, -1, -1):
+        if users[index]:
+            part = parts[index]
+            if part.endswith(b"}]}"):
+                return [*parts[:index], part[:-3] + _MARK, *parts[index + 1 :]]
+            break
+    return parts
 
 
 def _mark_cache_point(out: list[JsonValue]) -> None:
