@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
+from typing import Any
 
 from prime_jupyter.errors import ConfigError
 
-__all__ = ["agent_dir", "read_config"]
+__all__ = ["agent_dir", "read_config", "read_json_object"]
 
 
 def agent_dir() -> Path:
@@ -32,3 +34,18 @@ def read_config(path: Path) -> str | None:
         raise ConfigError(f"{path} is not UTF-8 text; fix or delete it") from None
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from exc
+
+
+def read_json_object(path: Path, what: str = "a JSON object") -> dict[str, Any]:
+    """The JSON object in the file (empty when the file is missing or blank); `ConfigError` names the file
+    and says what to fix when it is not JSON or not an object (`what` says what it should hold)."""
+    text = read_config(path)
+    if text is None or not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ConfigError(f"{path} is not valid JSON ({exc}); fix or delete it") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} must hold {what}")
+    return data

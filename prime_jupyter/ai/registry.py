@@ -19,7 +19,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
-from prime_jupyter.ai.config_file import agent_dir, read_config
+from prime_jupyter.ai.config_file import agent_dir, read_config, read_json_object
 from prime_jupyter.ai.errors import KeyHint, ProviderHints, did_you_mean
 from prime_jupyter.ai.models import (
     BUILTIN_MODELS,
@@ -252,16 +252,7 @@ class ModelRegistry:
         os.replace(tmp, self.auth_path)
 
     def _auth_raw(self) -> dict[str, object]:
-        text = read_config(self.auth_path)
-        if text is None:
-            return {}
-        try:
-            raw = json.loads(text)
-        except ValueError as exc:
-            raise ConfigError(f"{self.auth_path} is not valid JSON ({exc}); fix or delete it") from exc
-        if not isinstance(raw, dict):
-            raise ConfigError(f"{self.auth_path} must hold a JSON object of provider -> key")
-        return raw
+        return read_json_object(self.auth_path, "a JSON object of provider -> key")
 
     def _auth(self) -> dict[str, str]:
         keys: dict[str, str] = {}

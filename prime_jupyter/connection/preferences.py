@@ -16,8 +16,7 @@ from pathlib import Path
 
 from pydantic import JsonValue  # already imported by the app's seam types: no cost at launch
 
-from prime_jupyter.ai.config_file import agent_dir, read_config
-from prime_jupyter.errors import ConfigError
+from prime_jupyter.ai.config_file import agent_dir, read_json_object
 
 __all__ = ["read_preference", "settings_path", "write_preference"]
 
@@ -29,13 +28,13 @@ def settings_path() -> Path:
 
 def read_preference(path: Path, key: str) -> JsonValue:
     """The value of `key` in the settings file at `path` (None when the file or the key is not there)."""
-    return _read(path).get(key)
+    return read_json_object(path).get(key)
 
 
 def write_preference(path: Path, key: str, value: JsonValue) -> None:
     """Set `key` in the settings file at `path`, keeping every other setting; atomic (a crash leaves the old
     file or the new one). A file that is not a JSON object is left alone: `ConfigError` says to fix it."""
-    settings = _read(path)
+    settings = read_json_object(path)
     settings[key] = value
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=".settings-", suffix=".json", dir=path.parent)
@@ -47,16 +46,3 @@ def write_preference(path: Path, key: str, value: JsonValue) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
-
-
-def _read(path: Path) -> dict[str, JsonValue]:
-    text = read_config(path)
-    if text is None or not text.strip():
-        return {}
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise ConfigError(f"{path} is not valid JSON ({exc}); fix or delete it") from exc
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path} must hold a JSON object")
-    return data

@@ -6,14 +6,13 @@ working with older versions.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
-from prime_jupyter.ai.config_file import read_config
+from prime_jupyter.ai.config_file import read_json_object
 from prime_jupyter.errors import ConfigError
 
 __all__ = ["CompactionSettings", "KernelSettings", "RetrySettings", "Settings", "load_settings"]
@@ -62,26 +61,13 @@ class Settings(_S):
 def load_settings(agent_dir: Path, cwd: Path) -> Settings:
     merged: dict[str, object] = {}
     for path in (agent_dir / "settings.json", cwd / ".prime" / "agent" / "settings.json"):
-        _merge(merged, _read(path))
+        _merge(merged, read_json_object(path))
     try:
         return Settings.model_validate(merged)
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"])
         raise ConfigError(f"settings.json: {where}: {err['msg']}") from exc
-
-
-def _read(path: Path) -> dict[str, object]:
-    text = read_config(path)
-    if text is None:
-        return {}
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise ConfigError(f"{path} is not valid JSON ({exc}); fix or delete it") from exc
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path} must hold a JSON object")
-    return data
 
 
 def _merge(into: dict[str, object], new: dict[str, object]) -> None:
