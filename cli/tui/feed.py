@@ -4,11 +4,13 @@ The app keeps no conversation model of its own: `ViewFold` (`prime_jupyter.proto
 session's events into a `ViewState`, the same fold the panel's `model.ts` twins, and `Feed.render` draws a
 state by comparing it with the last one drawn. States share what did not change, so only messages whose
 `MessageView` is a new object are redrawn. A snapshot (an attach, a replaced session) starts a new fold;
-only its newest `MOUNTED_MESSAGES` messages are mounted, so a long session opens quickly.
+only its newest `MOUNTED_MESSAGES` messages are folded and mounted, so a long session opens quickly; the
+earlier ones are folded (`ViewFold.unfold_earlier`) and mounted as the user scrolls to the top.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import uuid
 from collections.abc import Iterable
@@ -51,22 +53,36 @@ class Feed:
 
     async def load(self, snapshot: AttachSnapshot) -> None:
         """Draw a session from scratch."""
-        self.fold = ViewFold.from_snapshot(snapshot)
+        self.fold = ViewFold.from_snapshot(snapshot, tail=self.mounted)
         await self.conversation.clear()
         self._drawn = None
         self._hidden = max(0, len(self.fold.state.messages) - self.mounted)
-        await self.conversation.set_earlier(self._hidden)
+        await self.conversation.set_earlier(self._hidden + self.fold.earlier)
         await self.render()
 
     async def load_earlier(self) -> bool:
         """Mount the next `mounted` earlier messages above the others; False when all are mounted."""
-        if self.fold is None or self._hidden == 0:
+        if self.fold is None or self._hidden + self.fold.earlier == 0:
             return False
+        if self._hidden < self.mounted:
+            self._unfold_earlier()
         start = max(0, self._hidden - self.mounted)
         await self.conversation.show_earlier(self.fold.state.messages[start : self._hidden])
         self._hidden = start
-        await self.conversation.set_earlier(start)
+        await self.conversation.set_earlier(start + self.fold.earlier)
         return True
+
+    def _unfold_earlier(self) -> None:
+        """Fold more of the session's earlier messages; they are drawn already, as far as `render` goes
+        (they are mounted by `load_earlier`, not as new output)."""
+        assert self.fold is not None
+        before = self.fold.state
+        views = self.fold.unfold_earlier(self.mounted)
+        self._hidden += len(views)
+        if self._drawn is before:
+            self._drawn = self.fold.state
+        elif self._drawn is not None:
+            self._drawn = dataclasses.replace(self._drawn, messages=(*views, *self._drawn.messages))
 
     def apply(self, events: Iterable[SessionEvent]) -> None:
         if self.fold is not None:

@@ -8,11 +8,13 @@ id.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import TypeVar
 
 from textual.containers import Vertical
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
 
 from prime_jupyter.protocol.view import ErrorView, ImageView, MessageView, ReasoningView, TextView, ToolView
@@ -59,23 +61,34 @@ def _user_text(view: MessageView) -> str:
 
 _APPEND_MIN_S = 0.05
 _APPEND_COST_SHARE = 4
-"""A streaming text part appends what came at most every `_APPEND_MIN_S`, and waits at least this many
-times as long as its last append took. Each append parses the open paragraph again, and the next frame
-wraps it again: for a paragraph of 20,000 characters about 25 ms and 35 ms here. Appended as fast as
-deltas came (Textual's `MarkdownStream`), that work came back-to-back and filled the loop while a
-20,000-delta answer streamed (`benchmarks/bench_tui.py`); bounded, it takes at most a fifth of it."""
+"""A streaming text part draws what came at most every `_APPEND_MIN_S`, and waits at least this many
+times as long as its last drawing took. Each append to the Markdown parses its open block again, and the
+next frame wraps it again; bounded, that work takes at most a fifth of the loop."""
+
+_LONG_LINE = 1000
+"""While a text part streams, a line that grows past this many characters stops going to the Markdown:
+the rest of it is shown as plain text below, in pieces of at most this many characters (cut after a
+space where there is one), of which only the last changes. Appended to the Markdown, one growing
+20,000-character line was parsed again (about 25 ms here) and wrapped again (35 ms) at every drawing, so
+the loop stalled 100-160 ms at a time and keys took as long to show while a 20,000-delta answer streamed
+(`benchmarks/bench_tui.py`). The line goes to the Markdown whole once it ends or the part stops
+streaming, so the final rendering is the Markdown's alone; shorter lines stream into it as they come."""
 
 
 class _TextPart(Markdown):
-    """A text part; streams while its message streams (the new text appended at a bounded rate), then is
-    left as written."""
+    """A text part; streams while its message streams (the new text drawn at a bounded rate, the rest of
+    a long growing line as plain text), then is left as written: all of it Markdown."""
 
     def __init__(self) -> None:
         super().__init__(classes="answer")
         self.written = ""
-        self._pending: list[str] = []
+        """All the text the part was given; the Markdown has `written[:self._given]`."""
+        self._given = 0
+        self._tail: list[Static] = []
+        self._tail_texts: list[str] = []
         self._timer: Timer | None = None
         self._wait_s = _APPEND_MIN_S
+        self._drawing = asyncio.Lock()
 
     async def show(self, text: str, streaming: bool) -> None:
         if text == self.written:
@@ -83,30 +96,76 @@ class _TextPart(Markdown):
         if not text.startswith(self.written):  # rewritten, not extended: draw it again
             await self.stop()
             self.written = text
+            self._given = len(text)
             await self.update(text)
             return
-        fresh, self.written = text[len(self.written) :], text
-        self._pending.append(fresh)
+        self.written = text
         if not streaming:
             await self.stop()
         elif self._timer is None:
-            self._timer = self.set_timer(self._wait_s, self._append_pending)
+            self._timer = self.set_timer(self._wait_s, self._draw)
 
-    async def _append_pending(self) -> None:
+    async def _draw(self) -> None:
         self._timer = None
-        fresh = "".join(self._pending)
-        self._pending.clear()
-        started = time.monotonic()
-        await self.append(fresh)
-        self._wait_s = max(_APPEND_MIN_S, _APPEND_COST_SHARE * (time.monotonic() - started))
+        async with self._drawing:
+            started = time.monotonic()
+            line_start = self.written.rfind("\n") + 1
+            long_line = len(self.written) - line_start > _LONG_LINE
+            given = max(line_start, self._given) if long_line else len(self.written)
+            if given > self._given:
+                fresh, self._given = self.written[self._given : given], given
+                await self.append(fresh)
+            await self._show_tail(self.written[given:])
+            self._wait_s = max(_APPEND_MIN_S, _APPEND_COST_SHARE * (time.monotonic() - started))
+
+    async def _show_tail(self, text: str) -> None:
+        """Show `text` as plain pieces after the Markdown (none for no text); only changed pieces are
+        updated."""
+        pieces = _pieces(text)
+        for index, piece in enumerate(pieces[: len(self._tail)]):
+            if self._tail_texts[index] != piece:
+                self._tail[index].update(piece)
+                self._tail_texts[index] = piece
+        parent = self.parent
+        if len(pieces) > len(self._tail) and isinstance(parent, Widget):
+            fresh = [Static(piece, classes="answer-tail", markup=False) for piece in pieces[len(self._tail) :]]
+            after = self._tail[-1] if self._tail else self
+            self._tail.extend(fresh)
+            self._tail_texts.extend(pieces[len(self._tail_texts) :])
+            await parent.mount_all(fresh, after=after)
+        elif len(self._tail) > len(pieces) and isinstance(parent, Widget):
+            gone, self._tail = self._tail[len(pieces) :], self._tail[: len(pieces)]
+            del self._tail_texts[len(pieces) :]
+            await parent.remove_children(gone)
 
     async def stop(self) -> None:
-        """Append what is pending now (the part has stopped streaming)."""
+        """Give the Markdown all the text now (the part has stopped streaming)."""
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
-        if self._pending:
-            await self._append_pending()
+        async with self._drawing:
+            if self._given < len(self.written):
+                fresh, self._given = self.written[self._given :], len(self.written)
+                with self.app.batch_update():
+                    await self.append(fresh)
+                    await self._show_tail("")
+            elif self._tail:
+                await self._show_tail("")
+
+
+def _pieces(text: str) -> list[str]:
+    """`text` cut into pieces of at most `_LONG_LINE` characters, after the last space of a piece where
+    it has one: the same first pieces for the same start, however much text follows them."""
+    pieces: list[str] = []
+    start = 0
+    while len(text) - start > _LONG_LINE:
+        space = text.rfind(" ", start, start + _LONG_LINE)
+        end = space + 1 if space > start else start + _LONG_LINE
+        pieces.append(text[start:end])
+        start = end
+    if start < len(text):
+        pieces.append(text[start:])
+    return pieces
 
 
 class _ThinkingPart(Collapsible):

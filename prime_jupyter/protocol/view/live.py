@@ -13,16 +13,16 @@ transcript, the message still streaming and the pending questions, then folds th
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
-from prime_jupyter.ai.types import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
+from prime_jupyter.ai.types import AssistantMessage, Message, ToolCall, ToolResultMessage, UserMessage
 from prime_jupyter.protocol.events import AgentStart, MessageStart, SessionEvent, ToolExecutionStart
 from prime_jupyter.protocol.hydration import apply_live, hydrate, total_usage
 from prime_jupyter.protocol.mapper import EventMapper
 from prime_jupyter.protocol.snapshot import AttachSnapshot
 from prime_jupyter.protocol.view.fold import apply_frame
 from prime_jupyter.protocol.view.messages import message_view
-from prime_jupyter.protocol.view.state import ViewState, empty_state
+from prime_jupyter.protocol.view.state import MessageView, ViewState, empty_state
 
 __all__ = ["ViewFold"]
 
@@ -36,6 +36,10 @@ class ViewFold:
     def __init__(self, mapper: EventMapper, state: ViewState | None = None) -> None:
         self.mapper = mapper
         self.state = state if state is not None else empty_state(mapper.session_id)
+        self._earlier: tuple[Sequence[Message], Sequence[str]] = ((), ())
+        self.earlier = 0
+        """How many messages of the snapshot's transcript, before those in `state`, are not folded yet
+        (`from_snapshot(tail=...)`); `unfold_earlier` folds them."""
 
     def apply_event(self, event: SessionEvent) -> ViewState:
         """Fold one session event (the frames the mapper makes of it, in order); the new state."""
@@ -57,6 +61,7 @@ class ViewFold:
         *,
         new_id: Callable[[], str] | None = None,
         context_window: Callable[[str, str], int | None] | None = None,
+        tail: int | None = None,
     ) -> ViewFold:
         """The fold of a session as `snapshot` shows it, ready for the events after it.
 
@@ -64,7 +69,12 @@ class ViewFold:
         default the snapshot's window for its own model. While a run is going on the state has a run id
         (the mapper's own: a snapshot carries none), the message still streaming keeps streaming, and tool
         calls of the last assistant message without a result are running, not "interrupted" as a cold
-        hydration of a finished transcript would say."""
+        hydration of a finished transcript would say.
+
+        With `tail`, only the newest turns holding at least `tail` messages are folded; the earlier ones
+        wait for `unfold_earlier` (`earlier` counts them). Folding all of a 10,000-entry session took
+        about 1 s here (pydantic models for every part), most of the terminal app's time to show it,
+        which mounts only its newest 40 (`benchmarks/bench_tui.py`)."""
         info = snapshot.state
         usage = info.usage if info.usage is not None else total_usage(snapshot.messages)
         window = context_window or _own_window(snapshot)
@@ -77,7 +87,9 @@ class ViewFold:
                 mapper.map(MessageStart(snapshot.streaming_message))
         live = mapper.live()
         streaming_id = live.message.id if live is not None and live.message is not None else None
-        messages = apply_live(hydrate(snapshot.messages, snapshot.entry_ids), live)
+        start = _turn_start(snapshot.messages, tail) if tail is not None else 0
+        messages = apply_live(hydrate(snapshot.messages[start:], snapshot.entry_ids[start:]), live)
+        fold._keep_earlier(snapshot.messages[:start], snapshot.entry_ids[:start])
         fold.state = dataclasses.replace(
             fold.state,
             name=info.session_name,
@@ -95,6 +107,41 @@ class ViewFold:
             for call in _unanswered_calls(snapshot):
                 fold.apply_event(ToolExecutionStart(call.id, call.name, call.arguments))
         return fold
+
+    def unfold_earlier(self, tail: int) -> tuple[MessageView, ...]:
+        """Fold the newest turns, holding at least `tail` messages, of those not folded yet, and put them
+        before the state's messages; the views added (none when all are folded)."""
+        messages, entry_ids = self._earlier
+        if not messages:
+            return ()
+        start = _turn_start(messages, tail)
+        views = tuple(message_view(m) for m in hydrate(messages[start:], entry_ids[start:]))
+        self._keep_earlier(messages[:start], entry_ids[:start])
+        self.state = dataclasses.replace(self.state, messages=(*views, *self.state.messages))
+        return views
+
+    def _keep_earlier(self, messages: Sequence[Message], entry_ids: Sequence[str]) -> None:
+        self._earlier = (messages, entry_ids)
+        self.earlier = sum(not isinstance(m, ToolResultMessage) for m in messages)
+
+
+def _turn_start(messages: Sequence[Message], tail: int) -> int:
+    """Where the newest turns holding at least `tail` messages begin: the index of a user message after
+    which every tool result answers a call also after it (so they fold alone as they fold with the rest);
+    0 when there is no such message."""
+    count = 0
+    unanswered: set[str] = set()
+    for index in range(len(messages) - 1, 0, -1):
+        message = messages[index]
+        if isinstance(message, ToolResultMessage):
+            unanswered.add(message.tool_call_id)
+            continue
+        count += 1
+        if isinstance(message, AssistantMessage):
+            unanswered.difference_update(b.id for b in message.content if isinstance(b, ToolCall))
+        elif count >= tail and not unanswered:
+            return index
+    return 0
 
 
 def _own_window(snapshot: AttachSnapshot) -> Callable[[str, str], int | None]:

@@ -258,6 +258,8 @@ async def test_a_long_session_opens_with_its_newest_messages_and_scrolling_up_lo
             await until(pilot, lambda: "answer 3" in answers(app))
             assert [str(u.content) for u in app.screen.query(UserMessageView)] == ["question 3"]
             assert any("5 earlier messages" in str(n.content) for n in app.screen.query(Notice))
+            fold = app.screen.feed.fold if isinstance(app.screen, ChatScreen) else None
+            assert fold is not None and fold.earlier == 4  # the first two turns are not even folded yet
             for _ in range(2):
                 conversation.scroll_end(animate=False)
                 await pilot.pause()
@@ -266,6 +268,7 @@ async def test_a_long_session_opens_with_its_newest_messages_and_scrolling_up_lo
             await until(pilot, lambda: len(app.screen.query(UserMessageView)) == 4)
             shown = [str(u.content) for u in app.screen.query(UserMessageView)]
             assert shown == ["question 0", "question 1", "question 2", "question 3"]
+            assert "answer 0" in answers(app) and fold.earlier == 0
             await until(pilot, lambda: not any("earlier messages" in str(n.content) for n in app.screen.query(Notice)))
     finally:
         await connection.dispose()
