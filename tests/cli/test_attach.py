@@ -11,6 +11,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from kit.server import own_jupyter
 
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
 from prime_jupyter.testing.jsonl import json_lines, lines
@@ -21,11 +22,7 @@ pytestmark = pytest.mark.e2e  # `jupyter prime` runs as a subprocess
 
 @pytest.fixture(scope="module")
 def jupyter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterProcess]:
-    base = tmp_path_factory.mktemp("attach")
-    (base / "agent").mkdir()
-    (base / "work").mkdir()
-    with JupyterProcess(base / "agent", base, base / "runtime") as server:
-        yield server
+    yield from own_jupyter(tmp_path_factory, "attach")
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 import pytest_asyncio
+from kit.server import own_jupyter
 
 from prime_jupyter.connection import LocalTarget, ServerTarget, open_connection
 from prime_jupyter.connection.base import AgentConnection
@@ -33,11 +34,8 @@ def _with_ipython(home: Path, llm: ScriptedLLMServer) -> None:
 def jupyter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterProcess]:
     """A server of this module's own: its sessions have the ipython tool, so its kernels must end with the
     module, not outlive the kernel tests' check that no kernel is left behind."""
-    base = tmp_path_factory.mktemp("jupyter-ipynb")
-    (base / "agent").mkdir()
     outside = ("--PrimeApp.allow_outside_root=True",)  # each test's work dir is its own, outside this root
-    with JupyterProcess(base / "agent", base, base / "runtime", args=outside) as server:
-        yield server
+    yield from own_jupyter(tmp_path_factory, "jupyter-ipynb", *outside)
 
 
 @pytest_asyncio.fixture(params=["in-process", "http"])

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from kit.remote import M1, attach, collect, session_events
+from kit.server import own_jupyter
 
 from prime_jupyter.connection.http import HttpAgentConnection, ServerEndpoint
 from prime_jupyter.connection.types import ConnectionEvent, ConnectionStatus, SessionReplaced
@@ -21,10 +22,7 @@ ARGS = ("--PrimeApp.ring_size=5", "--PrimeApp.allow_outside_root=True")  # work 
 @pytest.fixture(scope="module")
 def jupyter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterProcess]:
     """A server whose event logs keep only 20 events (4 x ring_size), so a client can fall out of them."""
-    base = tmp_path_factory.mktemp("jupyter")
-    (base / "agent").mkdir()
-    with JupyterProcess(base / "agent", base, base / "runtime", args=ARGS) as server:
-        yield server
+    yield from own_jupyter(tmp_path_factory, "jupyter", *ARGS)
 
 
 class CuttableProxy:

@@ -8,12 +8,13 @@ import json
 import secrets
 import signal
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from prime_jupyter.protocol.framing import NdjsonDecoder, SseDecoder, SseMessage
 from prime_jupyter.testing.jupyter_process import JupyterProcess
@@ -21,6 +22,17 @@ from prime_jupyter.testing.jupyter_process import JupyterProcess
 Json = dict[str, Any]
 
 MODEL = "scripted/m1"
+
+
+def own_jupyter(factory: pytest.TempPathFactory, name: str, *args: str) -> Iterator[JupyterProcess]:
+    """A `jupyter server` of one test module's own (for a module-scoped fixture: `yield from`), started with
+    `args`: its root a fresh folder holding `agent/` (its agent dir) and `work/`. Tests whose sessions run the
+    ipython tool need one, so that its kernels end with the module."""
+    base = factory.mktemp(name)
+    (base / "agent").mkdir()
+    (base / "work").mkdir()
+    with JupyterProcess(base / "agent", base, base / "runtime", args=args) as server:
+        yield server
 
 
 def write_agent_dir(home: Path, base_url: str, **settings: object) -> Path:

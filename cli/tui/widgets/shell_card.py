@@ -9,25 +9,18 @@ from __future__ import annotations
 
 from rich.console import Group
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Vertical
-from textual.reactive import reactive
 from textual.widgets import Static
 
 from prime_jupyter.protocol.shell import ShellResult
 
 from ..tool_render import preview
+from .card import Card
 
 __all__ = ["ShellCard"]
 
 
-class ShellCard(Vertical, can_focus=True):
+class ShellCard(Card):
     """Header (status and command) and body (output and exit code); `finish` gives it the result."""
-
-    BINDINGS = [Binding("enter", "toggle_output", "expand", show=False)]
-
-    expanded: reactive[bool] = reactive(False)
 
     def __init__(self, command: str, include_in_context: bool) -> None:
         super().__init__(classes="tool-card shell-card")
@@ -35,13 +28,6 @@ class ShellCard(Vertical, can_focus=True):
         self.include_in_context = include_in_context
         self.result: ShellResult | None = None
         self.error: str | None = None
-
-    def compose(self) -> ComposeResult:
-        yield Static(classes="tool-header")
-        yield Static(classes="tool-body")
-
-    def on_mount(self) -> None:
-        self._redraw()
 
     def finish(self, result: ShellResult) -> None:
         self.result = result
@@ -78,15 +64,6 @@ class ShellCard(Vertical, can_focus=True):
                 parts.append(preview(Text(result.output), self.expanded))
             parts.append(_ending(result))
         return Group(*parts)
-
-    def action_toggle_output(self) -> None:
-        self.expanded = not self.expanded
-
-    def on_click(self) -> None:
-        self.expanded = not self.expanded
-
-    def watch_expanded(self) -> None:
-        self._redraw()
 
     def _redraw(self) -> None:
         if not self.is_mounted:

@@ -13,50 +13,36 @@ import subprocess
 
 from rich.text import Text
 from textual import work
-from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
-from textual.reactive import reactive
 from textual.widgets import Static
 
 from prime_jupyter.protocol.view import ToolView
 
 from ..images import InlineImage, open_in_viewer, save_images
 from ..tool_render import CardData, card_data, images_of, render_tool, summary_of
+from .card import Card
 
 __all__ = ["ToolCard"]
 
 _MARKS = {"pending": ("…", "dim"), "running": ("●", "yellow"), "done": ("✓", "green"), "error": ("✗", "red")}
 
 
-class ToolCard(Vertical, can_focus=True):
+class ToolCard(Card):
     """Header (status, tool name, first line of its input) and body (input and output)."""
 
     BINDINGS = [
-        Binding("enter", "toggle_output", "expand or collapse its output (a click too)", show=False),
         Binding("s", "save_images", "save its images to files", show=False),
         Binding("o", "open_images", "open its images in the system's viewer", show=False),
     ]
-
-    expanded: reactive[bool] = reactive(False)
 
     def __init__(self, tool: ToolView) -> None:
         super().__init__(classes="tool-card")
         self.call_id = tool.tool_call_id
         self.tool = tool
         self.view = card_data(tool)
-        self._ready = False
         self.images: list[tuple[str, bytes]] = images_of(self.view)
         """The call's images (MIME type, bytes), in order."""
         self._drawn_images = 0
-
-    def compose(self) -> ComposeResult:
-        yield Static(classes="tool-header")
-        yield Static(classes="tool-body")
-
-    def on_mount(self) -> None:
-        self._ready = True
-        self._redraw()
 
     def show(self, tool: ToolView) -> None:
         """Draw the tool part as the view state has it now."""
@@ -70,17 +56,8 @@ class ToolCard(Vertical, can_focus=True):
         mark, style = _MARKS.get(self.view.status, _MARKS["pending"])
         return Text.assemble((f"{mark} ", style), (self.view.name, "bold"), "  ", (summary_of(self.view), "dim"))
 
-    def action_toggle_output(self) -> None:
-        self.expanded = not self.expanded
-
-    def on_click(self) -> None:
-        self.expanded = not self.expanded
-
-    def watch_expanded(self) -> None:
-        self._redraw()
-
     def _redraw(self) -> None:
-        if not self._ready:
+        if not self.is_mounted:
             return
         view: CardData = self.view
         self.query_one(".tool-header", Static).update(self.header_text())

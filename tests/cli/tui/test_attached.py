@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from kit.server import own_jupyter
 from prime_jupyter.cli.tui.screens.question import QuestionDialog
 from prime_jupyter.cli.tui.widgets.status_footer import StatusFooter
 from tui_kit import SIZE, answers, app_on, until
@@ -24,11 +25,7 @@ from prime_jupyter.testing.jupyter_process import TOKEN, JupyterProcess, write_a
 
 @pytest.fixture(scope="module")
 def jupyter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterProcess]:
-    base = tmp_path_factory.mktemp("tui-attach")
-    (base / "agent").mkdir()
-    (base / "work").mkdir()
-    with JupyterProcess(base / "agent", base, base / "runtime") as server:
-        yield server
+    yield from own_jupyter(tmp_path_factory, "tui-attach")
 
 
 @pytest.fixture

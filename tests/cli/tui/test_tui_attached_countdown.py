@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 
 import pytest
+from kit.server import own_jupyter
 from prime_jupyter.cli.tui.screens.question import QuestionDialog
 from prime_jupyter.cli.tui.widgets.message import Notice
 from textual.widgets import Static
@@ -19,11 +20,7 @@ from prime_jupyter.testing.jupyter_process import TOKEN, JupyterProcess, write_a
 
 @pytest.fixture(scope="module")
 def jupyter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterProcess]:
-    base = tmp_path_factory.mktemp("tui-countdown")
-    (base / "agent").mkdir()
-    (base / "work").mkdir()
-    with JupyterProcess(base / "agent", base, base / "runtime", args=("--PrimeApp.dialog_timeout=4",)) as server:
-        yield server
+    yield from own_jupyter(tmp_path_factory, "tui-countdown", "--PrimeApp.dialog_timeout=4")
 
 
 @pytest.mark.asyncio

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from kit.server import own_jupyter
 from nav_kit import (
     fork_from_the_tree,
     interrupt_a_long_call,
@@ -33,11 +34,7 @@ from prime_jupyter.testing.jupyter_process import TOKEN, JupyterProcess, write_a
 
 @pytest.fixture(scope="module")
 def jupyter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterProcess]:
-    base = tmp_path_factory.mktemp("tui-nav-attach")
-    (base / "agent").mkdir()
-    (base / "work").mkdir()
-    with JupyterProcess(base / "agent", base, base / "runtime") as server:
-        yield server
+    yield from own_jupyter(tmp_path_factory, "tui-nav-attach")
 
 
 @pytest.fixture

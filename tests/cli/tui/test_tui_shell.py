@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from kit.server import own_jupyter
 from prime_jupyter.cli.tui.app import PrimeApp
 from prime_jupyter.cli.tui.widgets.message import UserMessageView
 from prime_jupyter.cli.tui.widgets.shell_card import ShellCard
@@ -138,11 +139,7 @@ async def test_a_resumed_session_shows_the_command_it_ran(home: Path, llm: Scrip
 
 @pytest.fixture(scope="module")
 def jupyter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterProcess]:
-    base = tmp_path_factory.mktemp("tui-shell")
-    (base / "agent").mkdir()
-    (base / "work").mkdir()
-    with JupyterProcess(base / "agent", base, base / "runtime") as server:
-        yield server
+    yield from own_jupyter(tmp_path_factory, "tui-shell")
 
 
 @pytest.mark.asyncio
