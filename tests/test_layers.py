@@ -48,7 +48,7 @@ FOREIGN_FORBIDDEN = {
     "runtime": {"tornado", "jupyter_server", "textual"},
     "cli": {"jupyter_server", "tornado", "IPython"},
 }
-HOSTS_ONLY = {"gc_policy": {"cli", "server"}}
+HOSTS_ONLY = {"gc_policy": {"cli", "server"}, "heap_policy": {"cli", "server"}}
 """Top-level modules only the hosts may import: process-wide policy is theirs to choose."""
 CYCLES_ALLOWED: set[frozenset[str]] = set()
 """Import cycles (module-level imports) tolerated for now: none."""
