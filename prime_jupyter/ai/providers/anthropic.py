@@ -24,7 +24,14 @@ from prime_jupyter.ai.data import (
 )
 from prime_jupyter.ai.history import History, messages_data
 from prime_jupyter.ai.models import Model, anthropic_effort, anthropic_thinking_budget
-from prime_jupyter.ai.providers._encoded import EncodedPrefix, NotEncodable, encode_part, prefix_of, with_messages
+from prime_jupyter.ai.providers._encoded import (
+    EncodedPrefix,
+    NotEncodable,
+    encode_part,
+    extended,
+    prefix_of,
+    with_messages,
+)
 from prime_jupyter.ai.providers._http import cached_client
 from prime_jupyter.ai.providers._request import encode_body, encode_request, response_class, streamed
 from prime_jupyter.ai.providers._sdk_import import import_light
@@ -161,12 +168,14 @@ _MARK = b',"cache_control":{"type":"ephemeral"}}]}'
 
 
 def _encoded_messages(history: History) -> list[bytes] | None:
-    """`_messages(history)`, each encoded, with the cache point; the history keeps what it can reuse.
+    """`_messages(history)`, encoded (chunks of them, `_encoded`), with the cache point; the history
+    keeps what it can reuse.
 
     None when a message cannot be UTF-8 (a lone surrogate): `build_request` then builds it all."""
     prefix = prefix_of(history, _MEMO)
-    parts, users = list(prefix.parts), list(prefix.users)
-    kept, count = (prefix.count, len(parts)), prefix.count
+    parts: list[bytes] = []  # the wire messages after the prefix
+    users: list[bool] = []
+    kept, count = (prefix.count, 0), prefix.count
     normalizer = Normalizer()
     results: list[JsonValue] | None = None  # the tool results the last part collects
     try:
@@ -183,8 +192,8 @@ def _encoded_messages(history: History) -> list[bytes] | None:
     except NotEncodable:
         return None
     if kept[0] > prefix.count:
-        history.set_memo(_MEMO, EncodedPrefix(kept[0], tuple(parts[: kept[1]]), tuple(users[: kept[1]])))
-    return _marked(parts, users)
+        history.set_memo(_MEMO, extended(prefix, kept[0], parts[: kept[1]], users[: kept[1]]))
+    return _marked(prefix, parts, users)
 
 
 def _add(message: MessageData, parts: list[bytes], users: list[bool], results: list[JsonValue] | None) -> Results:
@@ -214,16 +223,20 @@ def _close(results: list[JsonValue] | None, parts: list[bytes]) -> None:
         parts[-1] = encode_part({"role": "user", "content": results})
 
 
-def _marked(parts: list[bytes], users: list[bool]) -> list[bytes]:
-    """The parts with the cache point on the last block of the last user part, as `_mark_cache_point`
-    puts it: a key added at the end of that block, an object."""
+def _marked(prefix: EncodedPrefix, parts: list[bytes], users: list[bool]) -> list[bytes]:
+    """The prefix's chunks and the new parts, with the cache point on the last block of the last user
+    part, as `_mark_cache_point` puts it: a key added at the end of that block, an object."""
     for index in range(len(parts) - 1, -1, -1):
         if users[index]:
-            part = parts[index]
-            if part.endswith(b"}]}"):
-                return [*parts[:index], part[:-3] + _MARK, *parts[index + 1 :]]
-            break
-    return parts
+            return [*prefix.chunks, *parts[:index], _mark(parts[index]), *parts[index + 1 :]]
+    chunks = list(prefix.chunks)
+    if prefix.user >= 0:
+        chunks[prefix.user] = _mark(chunks[prefix.user])
+    return chunks + parts
+
+
+def _mark(part: bytes) -> bytes:
+    return part[:-3] + _MARK if part.endswith(b"}]}") else part
 
 
 def _mark_cache_point(out: list[JsonValue]) -> None:
