@@ -45,6 +45,7 @@ from prime_jupyter.sessions.manager import SessionManager
 from prime_jupyter.tools.user_command import run_user_command
 
 if TYPE_CHECKING:
+    from prime_jupyter.ai.errors import ProviderHints
     from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
 
 __all__ = ["AgentSession", "Listener"]
@@ -252,11 +253,13 @@ class AgentSession:
         controller = AbortController()
         self._controller = controller
         retry = self.settings.retry
+        provider = self.model.provider
+        hints = self.registry.hints(provider)  # for an error's message: once a run, not a turn
         config = LoopConfig(
             model=self.model,
             system_prompt=self.system_prompt,
             tools=self.tools,
-            options=self._stream_options,
+            options=lambda: self._stream_options(hints if self.model.provider == provider else None),
             take_steering=lambda: self._take(self.steering),
             take_follow_up=lambda: self._take(self.follow_ups),
             retry=RetryPolicy(
@@ -269,14 +272,17 @@ class AgentSession:
         added = await run_loop(prompts, self.messages(), config, self._on_loop_event, controller.signal)
         return next((m for m in reversed(added) if isinstance(m, AssistantMessage)), None)
 
-    def _stream_options(self) -> StreamOptions:
+    def _stream_options(self, hints: ProviderHints | None = None) -> StreamOptions:
+        """The options of one model call; the key is looked up for each (a key changed in auth.json
+        counts at once). `hints`: where the key comes from, for an error's message (looked up if None;
+        it reads auth.json again and walks the model list, about 40 us)."""
         return StreamOptions(
             api_key=self.registry.api_key(self.model.provider),
             base_url=self.registry.base_url(self.model),
             thinking=self.thinking_level,
             session_id=self.session_id,
             http_backend=self.http_backend,
-            hints=self.registry.hints(self.model.provider),
+            hints=hints or self.registry.hints(self.model.provider),
         )
 
     # --- the user's shell commands (`!cmd`) -----------------------------------------------------
