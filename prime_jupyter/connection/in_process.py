@@ -8,7 +8,6 @@ caller's `after_replace` hook.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,16 +18,15 @@ from prime_jupyter.ai.abort import AbortSignal
 from prime_jupyter.ai.models import ThinkingLevel
 from prime_jupyter.ai.stream import close_http_clients, import_provider
 from prime_jupyter.ai.types import ImageContent
+from prime_jupyter.connection._replacement import build_replacement, run_after_replace
 from prime_jupyter.connection.base import StreamingBehavior
 from prime_jupyter.connection.door import SessionMode
 from prime_jupyter.connection.extensions import LocalExtensions
 from prime_jupyter.connection.types import (
     AfterReplace,
-    ClientNotice,
     ClientSetEditorText,
     ConnectionEvent,
     ConnectionListener,
-    ReplacedClientContext,
     SessionEventReceived,
     SessionReplaced,
 )
@@ -75,9 +73,11 @@ from prime_jupyter.runtime.session_ops import (
 from prime_jupyter.runtime.tool_set import AnyTool
 from prime_jupyter.runtime.views import (
     branch_messages,
+    compact_result,
     connection_state,
     model_infos,
     session_view,
+    shell_result,
     snapshot,
 )
 
@@ -264,11 +264,7 @@ class InProcessAgentConnection:
 
     async def compact(self, custom_instructions: str | None = None) -> CompactResult:
         before = len(self.session.manager.entries)
-        compacted = await self.session.compact(custom_instructions)
-        entry = self.session.manager.entries[-1] if len(self.session.manager.entries) > before else None
-        summary = getattr(entry, "summary", None) if compacted else None
-        tokens = getattr(entry, "tokens_before", None) if compacted else None
-        return CompactResult(compacted=compacted, summary=summary, tokens_before=tokens)
+        return compact_result(self.session.manager, before, await self.session.compact(custom_instructions))
 
     # --- sessions -------------------------------------------------------------------------------
 
@@ -351,17 +347,7 @@ class InProcessAgentConnection:
     # --- the user's shell commands (`!cmd`) -----------------------------------------------------
 
     async def run_shell(self, command: str, include_in_context: bool = True) -> ShellResult:
-        message, entry_id = await self.session.run_shell(command, include_in_context)
-        return ShellResult(
-            command=message.command,
-            output=message.output,
-            exit_code=message.exit_code,
-            cancelled=message.cancelled,
-            truncated=message.truncated,
-            full_output_path=message.full_output_path,
-            included_in_context=not message.exclude_from_context,
-            entry_id=entry_id,
-        )
+        return shell_result(*await self.session.run_shell(command, include_in_context))
 
     # --- process-local --------------------------------------------------------------------------
 
@@ -394,28 +380,14 @@ class InProcessAgentConnection:
         self, manager: SessionManager, after_replace: AfterReplace | None, selected_text: str | None = None
     ) -> ReplacedResult:
         current = self.session
-        options = dataclasses.replace(
-            self._options,
-            manager=manager,
-            model=f"{current.model.provider}/{current.model.id}",
-            thinking=current.thinking_level,
-        )
-        replacement = await asyncio.to_thread(create_agent_session, options)
+        replacement = await build_replacement(current, self._options, manager)
         self._unsubscribe()
         await current.dispose()
         self.session = replacement
         self._unsubscribe = replacement.subscribe(self._forward)
         snap = snapshot(replacement)
         self._emit(SessionReplaced(snap))
-        if after_replace is not None:
-            context = ReplacedClientContext(
-                send_user_message=lambda text: self.prompt(text),
-                notify=lambda message, level: self._emit(ClientNotice(message, _level(level))),
-                set_editor_text=lambda text: self._emit(ClientSetEditorText(text)),
-            )
-            outcome = after_replace(context)
-            if asyncio.iscoroutine(outcome):
-                await outcome
+        await run_after_replace(after_replace, lambda text: self.prompt(text), self._emit)
         return ReplacedResult(selected_text=selected_text, snapshot=snap)
 
 
@@ -423,7 +395,3 @@ def saved_sessions(cwd: Path | None, agent_dir: Path | None = None) -> SessionsR
     """The saved sessions of this machine (those started in `cwd`, or all), newest first, without opening
     one: `jupyter prime sessions` needs no model or key. Blocking: reads every transcript."""
     return SessionsResult(sessions=list_summaries(sessions_dir(agent_dir), str(cwd) if cwd else None, {}))
-
-
-def _level(level: str) -> Literal["info", "warning", "error"]:
-    return "warning" if level == "warning" else "error" if level == "error" else "info"
