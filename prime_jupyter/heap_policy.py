@@ -1,4 +1,6 @@
-"""The process's C-heap policy, in one named moment that only the hosts call (as `gc_policy` is).
+"""The process's C-heap policy, in one named moment that only the hosts call (as `gc_policy` is): the
+command line once its start-up is over (`gc_policy.start_up_done()`), the server when it makes its
+bridge.
 
 Each turn of a long session builds its request body anew as one large bytes object (5.7 MB at 10,000
 entries), and the HTTP stack copies it once more on its way to the socket. glibc's malloc serves a

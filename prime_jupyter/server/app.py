@@ -112,7 +112,7 @@ class PrimeApp(ExtensionApp):
     def bridge(self) -> PrimeBridge:
         """The bridge, made on first use."""
         if self._bridge is None:
-            from prime_jupyter import gc_policy
+            from prime_jupyter import gc_policy, heap_policy
             from prime_jupyter.kernel.server import ServerKernelLauncher
             from prime_jupyter.server.host.bridge import PrimeBridge
 
@@ -130,6 +130,7 @@ class PrimeApp(ExtensionApp):
                 kernel_capacity=launcher.refusal if launcher is not None else None,
             )
             gc_policy.modules_loaded()
+            heap_policy.reuse_freed_blocks()  # each turn of a long session reuses the last body's pages
         return self._bridge
 
     def initialize_settings(self) -> None:
