@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .args import build_parser
+from .args import build_parser, wants_app
 
 if TYPE_CHECKING:
     from prime_jupyter.ai.types import ImageContent
@@ -37,8 +37,6 @@ def main(argv: list[str] | None = None) -> int:
         return sessions_main(words[1:])
     parser = build_parser()
     args = parser.parse_args(argv)  # --help and --version exit here, before any of what follows is imported
-    from .tui.launch import wants_app
-
     if wants_app(args.print, args.mode):  # a terminal and no -p: the interactive app
         from .tui.launch import run_local
 

@@ -19,6 +19,7 @@ from prime_jupyter.ai.types import ImageContent
 from prime_jupyter.connection import ServerTarget, open_connection
 from prime_jupyter.errors import PrimeError
 
+from .args import wants_app
 from .headless import run_headless
 from .prompt_input import read_prompt
 
@@ -49,8 +50,6 @@ def build_attach_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     args = build_attach_parser().parse_args(argv)
-    from .tui.launch import wants_app
-
     if wants_app(args.print, args.mode):  # a terminal and no -p: the interactive app, attached
         from .tui.launch import run_attached
 
