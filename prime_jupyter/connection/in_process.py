@@ -21,7 +21,6 @@ from prime_jupyter.ai.types import ImageContent
 from prime_jupyter.connection._replacement import build_replacement, run_after_replace
 from prime_jupyter.connection.base import StreamingBehavior
 from prime_jupyter.connection.door import SessionMode
-from prime_jupyter.connection.extensions import LocalExtensions
 from prime_jupyter.connection.types import (
     AfterReplace,
     ClientSetEditorText,
@@ -41,7 +40,6 @@ from prime_jupyter.protocol.common import (
 )
 from prime_jupyter.protocol.events import SessionEvent
 from prime_jupyter.protocol.questions import QuestionAnswer
-from prime_jupyter.protocol.shell import ShellResult
 from prime_jupyter.protocol.snapshot import (
     AttachSnapshot,
     ConnectionState,
@@ -82,9 +80,11 @@ from prime_jupyter.runtime.views import (
 )
 
 if TYPE_CHECKING:
+    from prime_jupyter.connection.extensions import LocalExtensions
     from prime_jupyter.kernel.ops import KernelLauncher  # the kernel package is heavy: types only
     from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
     from prime_jupyter.protocol.requests import ModelsResponse, SeedMessage
+    from prime_jupyter.protocol.shell import ShellResult
 
 __all__ = ["InProcessAgentConnection", "LocalTarget", "saved_sessions"]
 
@@ -147,11 +147,7 @@ class InProcessAgentConnection:
         self._listeners: list[ConnectionListener] = []
         self._unsubscribe = session.subscribe(self._forward)
         _open.add(self)
-        self._extensions = LocalExtensions()
-        self._extensions.commands_registry.set_completer("model", self._complete_model)
-        self._extensions.commands_registry.set_completer("thinking", self._complete_thinking)
-        self._extensions.commands_registry.set_completer("export", lambda prefix: ["html", "jsonl", "ipynb"])
-        self._extensions.commands_registry.set_completer("kernel", lambda prefix: ["interrupt", "restart"])
+        self._extensions: LocalExtensions | None = None
 
     @classmethod
     def create(cls, options: SessionOptions) -> InProcessAgentConnection:
@@ -353,6 +349,14 @@ class InProcessAgentConnection:
 
     @property
     def extensions(self) -> LocalExtensions:
+        if self._extensions is None:  # made when a front end first asks: a headless run never imports them
+            from prime_jupyter.connection.extensions import LocalExtensions
+
+            self._extensions = LocalExtensions()
+            self._extensions.commands_registry.set_completer("model", self._complete_model)
+            self._extensions.commands_registry.set_completer("thinking", self._complete_thinking)
+            self._extensions.commands_registry.set_completer("export", lambda prefix: ["html", "jsonl", "ipynb"])
+            self._extensions.commands_registry.set_completer("kernel", lambda prefix: ["interrupt", "restart"])
         return self._extensions
 
     def get_abort_signal(self) -> AbortSignal | None:

@@ -42,7 +42,6 @@ from prime_jupyter.runtime.ui import SessionUI
 from prime_jupyter.sessions.context import to_llm_message
 from prime_jupyter.sessions.entries import BashExecutionMessage, MessageEntry
 from prime_jupyter.sessions.manager import SessionManager
-from prime_jupyter.tools.user_command import run_user_command
 
 if TYPE_CHECKING:
     from prime_jupyter.ai.errors import ProviderHints
@@ -295,6 +294,8 @@ class AgentSession:
             raise BusyError("a run is going: wait for it to finish (or abort it) before running a command")
         if self._shell is not None:
             raise BusyError("a command is already running: wait for it, or abort it")
+        from prime_jupyter.tools.user_command import run_user_command  # `!cmd` only: not imported to start
+
         controller = self._shell = AbortController()
         try:
             run = await run_user_command(command, self.cwd, controller.signal)

@@ -15,7 +15,6 @@ from prime_jupyter.ai.models import supported_thinking_levels
 from prime_jupyter.ai.registry import ModelRegistry
 from prime_jupyter.ai.types import AssistantMessage, Message, TextContent, ToolResultMessage, UserMessage
 from prime_jupyter.protocol.common import CompactResult, ModelRef, SessionSummary, TreeNode
-from prime_jupyter.protocol.shell import ShellResult
 from prime_jupyter.protocol.snapshot import AttachSnapshot, ConnectionState, SessionView
 from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.sessions.context import entry_message, to_llm_message
@@ -25,6 +24,7 @@ from prime_jupyter.sessions.manager import SessionManager
 
 if TYPE_CHECKING:
     from prime_jupyter.protocol.requests import ModelInfo
+    from prime_jupyter.protocol.shell import ShellResult
 
 __all__ = [
     "branch_messages",
@@ -186,6 +186,8 @@ def model_infos(registry: ModelRegistry) -> list[ModelInfo]:
 
 def shell_result(message: BashExecutionMessage, entry_id: str) -> ShellResult:
     """What a user's shell command (`!cmd`) did, as its transcript entry `entry_id` holds it."""
+    from prime_jupyter.protocol.shell import ShellResult  # `!cmd` only: a headless run does not import it
+
     return ShellResult(
         command=message.command,
         output=message.output,
