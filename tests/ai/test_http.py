@@ -4,6 +4,7 @@ policy and messages read, against the scripted server (and a few raw sockets for
 from __future__ import annotations
 
 import asyncio
+import gzip
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 
@@ -17,7 +18,8 @@ from prime_jupyter.ai.errors import (
     classify_exception,
 )
 from prime_jupyter.ai.providers import _http
-from prime_jupyter.ai.providers._http import _Chunked, close_clients, post_stream
+from prime_jupyter.ai.providers._chunked import ChunkedDecoder
+from prime_jupyter.ai.providers._http import close_clients, post_stream
 from prime_jupyter.testing import HttpError, JsonAnswer, ScriptedLLMServer, ScriptedTurn, Text
 
 KEY = "sk-ant-secret-key-0123456789"
@@ -69,6 +71,19 @@ async def test_the_connection_is_kept_for_the_next_request_on_the_loop(llm: Scri
     kept = _idle()
     await post(f"{llm.base_url}/v1/messages")
     assert len(kept) == 1 and _idle() == kept
+
+
+@pytest.mark.asyncio
+async def test_an_answer_ending_after_its_loop_closed_its_connections_closes_its_own(llm: ScriptedLLMServer) -> None:
+    """Regression: `jupyter prime -p` disposed of its session (closing the loop's connections) while the
+    provider still read the answer's tail; the connection went back to the pool and was left open at exit."""
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="one")]), ScriptedTurn(blocks=[Text(text="two")]))
+    async with post_stream(f"{llm.base_url}/v1/messages", HEADERS, BODY, 30) as response:
+        await response.aread()
+        await close_clients()
+    assert _idle() == []
+    await post(f"{llm.base_url}/v1/messages")  # a new request keeps its connection again
+    assert len(_idle()) == 1
 
 
 @pytest.mark.asyncio
@@ -153,6 +168,21 @@ async def test_an_answer_cut_off_mid_body_is_a_connection_error() -> None:
 
 
 @pytest.mark.asyncio
+async def test_a_gzipped_body_is_decompressed() -> None:
+    events = b"event: ping\ndata: {}\n\n" * 50
+
+    async def gzipping(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read(1 << 16)
+        packed = gzip.compress(events)
+        head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-encoding: gzip\r\n"
+        writer.write(f"{head}content-length: {len(packed)}\r\n\r\n".encode() + packed)
+        await writer.drain()
+
+    async with _serving(gzipping) as url:
+        assert await post(url) == events
+
+
+@pytest.mark.asyncio
 async def test_an_http_proxy_gets_the_absolute_url_and_its_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[bytes] = []
 
@@ -199,7 +229,7 @@ async def test_a_header_with_a_line_break_is_refused_without_its_value(llm: Scri
 def test_a_chunked_body_decodes_the_same_in_pieces_of_any_size() -> None:
     wire = b"5;ext=1\r\nhello\r\n1\r\n \r\nb\r\nworld\nagain\r\n0\r\nx-trailer: 1\r\n\r\n"
     for size in (1, 2, 3, 7, len(wire)):
-        decoder = _Chunked()
+        decoder = ChunkedDecoder()
         out = b"".join(decoder.feed(wire[i : i + size]) for i in range(0, len(wire), size))
         assert (out, decoder.done, decoder.extra) == (b"hello world\nagain", True, b"")
 

@@ -34,6 +34,7 @@ from contextlib import asynccontextmanager
 from urllib.parse import SplitResult, urlsplit
 
 from prime_jupyter.ai.errors import NotAnEventStream, ProviderConnectionError, ProviderStatusError
+from prime_jupyter.ai.providers._chunked import ChunkedDecoder, decompressed
 from prime_jupyter.ai.providers._connect import Origin, Proxy, open_stream, proxy_for
 
 __all__ = ["Response", "close_clients", "post_stream"]
@@ -46,6 +47,10 @@ _PoolKey = tuple[Origin, Proxy | None]
 _pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[_PoolKey, list[_Connection]]] = (
     weakref.WeakKeyDictionary()
 )
+_closed: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
+"""Loops whose connections were closed (`close_clients`) with no request since: a response still reading its
+tail then (the host disposed of its last session first) closes its connection instead of keeping it, so
+none is left open when the loop closes."""
 
 
 class _Connection:
@@ -81,7 +86,7 @@ class Response:
         encoding = self.headers.get("content-encoding", "").lower()
         pieces = self._body()
         if encoding in ("gzip", "deflate"):
-            pieces = _decompressed(pieces, encoding)
+            pieces = decompressed(pieces, encoding)
         async for piece in pieces:
             yield piece
 
@@ -91,8 +96,9 @@ class Response:
     def close(self) -> None:
         """Give the connection back to the pool if the body was read to its end, else close it."""
         connection, self._connection.used = self._connection, True
-        if self._complete and self._reusable and connection.usable():
-            _pools.setdefault(asyncio.get_running_loop(), {}).setdefault(self._key, []).append(connection)
+        loop = asyncio.get_running_loop()
+        if self._complete and self._reusable and connection.usable() and loop not in _closed:
+            _pools.setdefault(loop, {}).setdefault(self._key, []).append(connection)
         else:
             connection.close()
 
@@ -101,7 +107,7 @@ class Response:
             self._complete = True
             return
         if "chunked" in self.headers.get("transfer-encoding", "").lower():
-            decoder = _Chunked()
+            decoder = ChunkedDecoder()
             while not decoder.done:
                 data = await self._read()
                 try:
@@ -163,14 +169,19 @@ async def post_stream(url: str, headers: Mapping[str, str], body: bytes, timeout
 
 
 async def close_clients() -> None:
-    """Close the kept-alive connections of the running loop, e.g. when the server stops."""
-    for connections in _pools.pop(asyncio.get_running_loop(), {}).values():
+    """Close the kept-alive connections of the running loop, e.g. when the server stops; until its next
+    request, none is kept."""
+    loop = asyncio.get_running_loop()
+    _closed.add(loop)
+    for connections in _pools.pop(loop, {}).values():
         for connection in connections:
             connection.close()
 
 
 async def _send(key: _PoolKey, url: str, head: bytes, body: bytes, timeout_s: float) -> Response:
-    idle = _pools.get(asyncio.get_running_loop(), {}).get(key, [])
+    loop = asyncio.get_running_loop()
+    _closed.discard(loop)
+    idle = _pools.get(loop, {}).get(key, [])
     connection = None
     while idle and connection is None:
         connection = idle.pop()
@@ -336,61 +347,3 @@ def _content_length(value: str, url: str) -> int:
     except ValueError:
         message = f"{url} did not answer in HTTP/1.1 (content-length {value[:40]!r})"
         raise ProviderConnectionError(message, url) from None
-
-
-async def _decompressed(pieces: AsyncIterator[bytes], encoding: str) -> AsyncIterator[bytes]:
-    import zlib
-
-    decoder = zlib.decompressobj(wbits=47 if encoding == "gzip" else 15)
-    async for piece in pieces:
-        if out := decoder.decompress(piece):
-            yield out
-    if tail := decoder.flush():
-        yield tail
-
-
-class _Chunked:
-    """Decodes a chunked body fed in pieces of any size: each `feed` returns the data it completed."""
-
-    __slots__ = ("_buffer", "_crlf", "_data", "_trailers", "done", "extra")
-
-    def __init__(self) -> None:
-        self._buffer = b""
-        self._data = 0  # bytes of the current chunk's data still to come
-        self._crlf = 0  # bytes of the CRLF after it still to come
-        self._trailers = False
-        self.done = False
-        self.extra = b""
-        """Bytes after the body's end (none from a server that waits for the next request)."""
-
-    def feed(self, data: bytes) -> bytes:
-        buffer = self._buffer + data if self._buffer else data
-        out: list[bytes] = []
-        pos, end = 0, len(buffer)
-        while pos < end:
-            if self._data:
-                stop = min(pos + self._data, end)
-                out.append(buffer[pos:stop])
-                self._data -= stop - pos
-                pos = stop
-                self._crlf = 0 if self._data else 2
-            elif self._crlf:
-                taken = min(self._crlf, end - pos)
-                pos, self._crlf = pos + taken, self._crlf - taken
-            else:
-                line_end = buffer.find(b"\r\n", pos)
-                if line_end < 0:
-                    if end - pos > 4096:
-                        raise ValueError("a chunk-size line longer than 4096 bytes")
-                    break
-                line, pos = buffer[pos:line_end], line_end + 2
-                if self._trailers:
-                    if not line:
-                        self.done, self.extra = True, buffer[pos:]
-                        return b"".join(out)
-                    continue
-                size = int(line.split(b";", 1)[0].strip(), 16)
-                self._data = size
-                self._trailers = size == 0
-        self._buffer = buffer[pos:]
-        return out[0] if len(out) == 1 else b"".join(out)
