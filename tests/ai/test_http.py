@@ -87,6 +87,25 @@ async def test_an_answer_ending_after_its_loop_closed_its_connections_closes_its
 
 
 @pytest.mark.asyncio
+async def test_a_kept_connection_the_server_dropped_is_replaced_once() -> None:
+    answered: list[int] = []
+
+    async def once_per_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        await reader.read(len(BODY))
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: 6\r\n\r\ndata: ")
+        await writer.drain()
+        answered.append(1)
+        await reader.readuntil(b"\r\n\r\n")  # the next request: dropped unanswered, as at an idle timeout
+        writer.transport.abort()
+
+    async with _serving(once_per_connection) as url:
+        assert await post(url) == b"data: "
+        assert await post(url) == b"data: "
+    assert len(answered) == 2
+
+
+@pytest.mark.asyncio
 async def test_a_refused_key_carries_status_type_message_and_request_id(llm: ScriptedLLMServer) -> None:
     error = await status_error(llm, HttpError(status=401, message="invalid x-api-key"))
     assert (error.status_code, error.error_type, error.message) == (401, "authentication_error", "invalid x-api-key")

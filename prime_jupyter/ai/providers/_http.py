@@ -332,6 +332,9 @@ def _why(exc: BaseException) -> str:
     import os
 
     ssl = sys.modules.get("ssl")
+    if ssl is not None and isinstance(exc, ssl.SSLCertVerificationError):
+        why = exc.verify_message or exc.reason
+        return f"its TLS certificate was refused ({why}); a proxy's or a private CA's certificate goes in SSL_CERT_FILE"
     if ssl is not None and isinstance(exc, ssl.SSLError):
         return f"TLS: {exc.reason or exc}"  # its errno is an OpenSSL code, not the system's
     if isinstance(exc, OSError) and exc.errno:
