@@ -172,6 +172,24 @@ async def test_a_silent_server_times_out() -> None:
 
 
 @pytest.mark.asyncio
+async def test_an_answer_that_stalls_mid_body_times_out() -> None:
+    async def stalling(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read(1 << 16)
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n")
+        writer.write(b"6\r\ndata: \r\n")
+        await writer.drain()
+        await asyncio.sleep(30)
+
+    async with _serving(stalling) as url:
+        async with post_stream(url, HEADERS, BODY, 0.3) as response:
+            pieces = response.aiter_raw()
+            assert await anext(pieces) == b"data: "
+            with pytest.raises(ProviderConnectionError, match=r"timed out \(no data for 0.3 s\)") as caught:
+                await anext(pieces)
+    assert caught.value.timed_out
+
+
+@pytest.mark.asyncio
 async def test_an_answer_cut_off_mid_body_is_a_connection_error() -> None:
     async def cut(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await reader.read(1 << 16)
