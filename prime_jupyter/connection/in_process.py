@@ -112,9 +112,6 @@ class LocalTarget:
     interactive: bool = False
     """A person can answer questions (terminal app, notebook): the `ask` tool is offered."""
     agent_dir: Path | None = None
-    http_backend: Literal["auto", "httpx", "aiohttp"] = "auto"
-    """The HTTP stack under the provider SDKs ("auto": aiohttp when installed, as it costs less per
-    request and per streamed delta)."""
     kernel_launcher: KernelLauncher | None = None
     """Where the `ipython` tool's kernel comes from (a notebook passes its own shell); None: a kernel of
     this process's own."""
@@ -134,7 +131,6 @@ class LocalTarget:
             resume=self.resume,
             agent_dir=self.agent_dir,
             interactive=self.interactive,
-            http_backend=self.http_backend,
             kernel_launcher=self.kernel_launcher,
             extra_tools=list(self.extra_tools),
         )
@@ -180,7 +176,7 @@ class InProcessAgentConnection:
 
     async def dispose(self) -> None:
         """Close the session (its kernel too); the last open connection also closes the provider
-        clients of this event loop, so nothing complains about an open aiohttp session at exit."""
+        connections of this event loop."""
         self._unsubscribe()
         await self.session.dispose()
         _open.discard(self)

@@ -21,7 +21,7 @@ from prime_jupyter.ai.abort import AbortController, AbortSignal
 from prime_jupyter.ai.history import History
 from prime_jupyter.ai.models import Model, ThinkingLevel, clamp_thinking_level
 from prime_jupyter.ai.registry import ModelRegistry
-from prime_jupyter.ai.stream import HttpBackend, StreamOptions
+from prime_jupyter.ai.stream import StreamOptions
 from prime_jupyter.ai.types import AssistantMessage, ImageContent, Message, TextContent, UserMessage
 from prime_jupyter.errors import BusyError, PrimeError
 from prime_jupyter.protocol.events import (
@@ -67,7 +67,6 @@ class AgentSession:
         system_prompt: str,
         disposers: list[Callable[[], Awaitable[None]]] | None = None,
         kernel: IpythonKernelProvisioner | None = None,
-        http_backend: HttpBackend = "httpx",
     ) -> None:
         self.manager = manager
         self.registry = registry
@@ -82,7 +81,6 @@ class AgentSession:
         self._disposers = disposers or []
         self.kernel = kernel
         """The kernel of the session's `ipython` tool (None without one): the server reports its start."""
-        self.http_backend: HttpBackend = http_backend
         self._controller: AbortController | None = None
         self._run_task: asyncio.Task[None] | None = None
         self._compactor = CompactionRunner(self)
@@ -280,7 +278,6 @@ class AgentSession:
             base_url=self.registry.base_url(self.model),
             thinking=self.thinking_level,
             session_id=self.session_id,
-            http_backend=self.http_backend,
             hints=hints or self.registry.hints(self.model.provider),
         )
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from jupyter_server.extension.application import ExtensionApp
 from jupyter_server.utils import url_path_join
-from traitlets import Bool, Enum, Float, Int, Unicode
+from traitlets import Bool, Float, Int, Unicode
 
 from prime_jupyter.server.config import BRIDGE_SETTING, BridgeConfig, CullPolicy
 from prime_jupyter.server.lazy import API_PATH, LazyRoutes
@@ -44,13 +44,6 @@ class PrimeApp(ExtensionApp):
     ring_size = Int(500, config=True, help="Frames kept per session for SSE replay after a reconnect.")
     dialog_timeout = Float(60.0, config=True, help="Seconds a question to the user stays open before it times out.")
     heartbeat_interval = Float(15.0, config=True, help="Seconds between SSE heartbeat comments on an idle stream.")
-    http_backend = Enum(
-        ["auto", "aiohttp", "httpx"],
-        "auto",
-        config=True,
-        help="HTTP stack of the provider SDKs: aiohttp costs less CPU per streamed delta; 'auto' takes it when"
-        " installed, else httpx.",
-    )
     allow_outside_root = Bool(
         False,
         config=True,
@@ -104,7 +97,6 @@ class PrimeApp(ExtensionApp):
             dialog_timeout_s=self.dialog_timeout,
             heartbeat_interval_s=self.heartbeat_interval,
             max_body_bytes=self.max_body_bytes,
-            http_backend=self.http_backend,
             max_kernels=self.max_kernels,
             cull=CullPolicy(self.cull_idle_timeout, self.cull_interval, self.cull_connected, self.cull_busy),
         )

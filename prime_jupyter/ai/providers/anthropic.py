@@ -1,13 +1,16 @@
-"""The `anthropic-messages` API on the official `anthropic` SDK.
+"""The `anthropic-messages` API (`POST /v1/messages`), as the official `anthropic` SDK speaks it.
 
-The request goes through the SDK (auth, base URL, status errors) as a body encoded once (`_request.py`);
-the SSE body is read raw and parsed here, which is several times cheaper per delta than the SDK's
-event objects (perf-anchor.md).
+The body is encoded once (`_request`, `_encoded`) and posted by the providers' transport (`_http`), with
+the headers the SDK we pin sends (anthropic 2.15: the key as a bearer token, its `anthropic-version`);
+the SSE body is parsed here, which is
+several times cheaper per delta than the SDK's event objects (perf-anchor.md). The SDK itself is not
+imported: its client alone costs more start-up than the whole of pi's launch (`_http`).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -32,16 +35,13 @@ from prime_jupyter.ai.providers._encoded import (
     prefix_of,
     with_messages,
 )
-from prime_jupyter.ai.providers._http import cached_client
-from prime_jupyter.ai.providers._request import encode_body, encode_request, response_class, streamed
-from prime_jupyter.ai.providers._sdk_import import import_light
+from prime_jupyter.ai.providers._http import post_stream
+from prime_jupyter.ai.providers._request import encode_body, encode_request
 from prime_jupyter.ai.providers._sse import drain, iter_sse
 from prime_jupyter.ai.providers._transform import Normalizer, normalize_messages, safe_tool_id
 from prime_jupyter.ai.types import Context, Message, TextContent, ThinkingContent
 
 if TYPE_CHECKING:
-    import anthropic
-
     from prime_jupyter.ai.stream import Emitter, StreamOptions
 
 __all__ = ["build_request", "encode_messages_once", "stream_provider"]
@@ -53,45 +53,16 @@ Json = dict[str, JsonValue]
 Results = list[JsonValue] | None
 
 
-def _client(options: StreamOptions) -> anthropic.AsyncAnthropic:
-    """One client per key, base URL and timeout (and loop). SDK retries are off: ours apply."""
-
-    def make(use_aiohttp: bool) -> anthropic.AsyncAnthropic:
-        client_class, aiohttp_client = _sdk()
-        return client_class(
-            api_key=options.api_key,
-            base_url=options.base_url,
-            max_retries=0,
-            timeout=options.timeout_s,
-            http_client=aiohttp_client() if use_aiohttp else None,
-        )
-
-    return cached_client(
-        ("anthropic", options.api_key, options.base_url, options.timeout_s), make, options.http_backend
-    )
-
-
-def _sdk() -> tuple[type[anthropic.AsyncAnthropic], type[anthropic.DefaultAioHttpClient]]:
-    """The SDK's client and aiohttp client classes, imported without its types (`_sdk_import`)."""
-    try:
-        client, base, logs = import_light(
-            "anthropic", ["anthropic._client", "anthropic._base_client", "anthropic._utils._logs"]
-        )
-        logs.setup_logging()  # what `anthropic/__init__.py` does (ANTHROPIC_LOG)
-        return client.AsyncAnthropic, base.DefaultAioHttpClient
-    except (ImportError, AttributeError):  # an SDK laid out otherwise: the ordinary import
-        import anthropic
-
-        return anthropic.AsyncAnthropic, anthropic.DefaultAioHttpClient
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+API_VERSION = "2026-10-21"
+"""The `anthropic-version` of the SDK we pin (`anthropic._constants.ANTHROPIC_API_VERSION`, 2.15)."""
 
 
 async def stream_provider(model: Model, context: Context, options: StreamOptions, emit: Emitter) -> None:
-    client = _client(options)
     content = encode_request(encode_messages_once, model, context, options)
-    post = client.post(
-        "/v1/messages", cast_to=response_class(), content=content, options={"headers": options.headers}, stream=True
-    )
-    async with streamed(post) as resp:
+    base_url = options.base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL
+    headers = {"authorization": f"Bearer {options.api_key}", "anthropic-version": API_VERSION, **options.headers}
+    async with post_stream(f"{base_url.rstrip('/')}/v1/messages", headers, content, options.timeout_s) as resp:
         emit.message.response_id = resp.headers.get("request-id")
         raw = resp.aiter_raw()
         await _consume(iter_sse(raw), emit)
