@@ -21,7 +21,7 @@ from prime_jupyter.errors import PrimeError
 
 if TYPE_CHECKING:
     from prime_jupyter.connection._discovery import RunningServer
-    from prime_jupyter.connection._transport import ServerEndpoint
+    from prime_jupyter.connection._endpoint import ServerEndpoint
     from prime_jupyter.connection.base import AgentConnection
     from prime_jupyter.connection.in_process import LocalTarget
     from prime_jupyter.protocol.common import ModelRef
@@ -86,7 +86,7 @@ def _endpoint(target: ServerTarget) -> tuple[ServerEndpoint, bool]:
     """The server to attach to, and whether it is known to serve `target.cwd`. A `--url` without a token
     takes the token of the running server at that URL, as its info file has it."""
     from prime_jupyter.connection._discovery import find_server, running_servers
-    from prime_jupyter.connection._transport import ServerEndpoint
+    from prime_jupyter.connection._endpoint import ServerEndpoint
 
     if target.url:
         return ServerEndpoint(target.url, target.token or _token_of(target.url, running_servers())), False
