@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import base64
-import mimetypes
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from prime_jupyter.ai.types import ImageContent
+if TYPE_CHECKING:  # imported where an image is attached: `jupyter prime attach -p` imports no pydantic
+    from prime_jupyter.ai.types import ImageContent
 
 __all__ = ["PromptInput", "assemble_prompt", "read_prompt"]
 
@@ -76,7 +76,13 @@ def _read(path: Path) -> str:
 
 
 def _image(path: Path) -> ImageContent | None:
+    import mimetypes
+
     mime, _ = mimetypes.guess_type(path.name)
     if mime not in _IMAGE_TYPES or not path.is_file():
         return None
+    import base64
+
+    from prime_jupyter.ai.types import ImageContent
+
     return ImageContent(data=base64.b64encode(path.read_bytes()).decode("ascii"), mime_type=mime)
