@@ -23,14 +23,14 @@ __all__ = ["main"]
 
 
 def main(argv: list[str] | None = None) -> int:
+    words = sys.argv[1:] if argv is None else argv
+    if words[:1] == ["attach"]:  # `jupyter prime attach ...`: a session in a running Jupyter server
+        from .attach import main as attach_main  # its own GC policy: `-p` imports only the standard library
+
+        return attach_main(words[1:])
     from prime_jupyter import gc_policy
 
     gc_policy.start_up()  # collection comes back, start-up's objects frozen, once the first answer streams
-    words = sys.argv[1:] if argv is None else argv
-    if words[:1] == ["attach"]:  # `jupyter prime attach ...`: a session in a running Jupyter server
-        from .attach import main as attach_main
-
-        return attach_main(words[1:])
     if words[:1] == ["sessions"]:  # `jupyter prime sessions [--all] [--json]`: the saved sessions
         from .sessions import main as sessions_main
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:  # imported where an image is attached: `jupyter prime attach -p` imports no pydantic
     from prime_jupyter.ai.types import ImageContent
@@ -14,10 +13,11 @@ __all__ = ["PromptInput", "assemble_prompt", "read_prompt"]
 _IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
 
 
-@dataclass
-class PromptInput:
+class PromptInput(NamedTuple):
+    """The prompt (a `NamedTuple`: importing `dataclasses` was 5 ms of `jupyter prime attach -p`)."""
+
     text: str
-    images: list[ImageContent] = field(default_factory=list)
+    images: list[ImageContent]
 
 
 class PromptError(Exception):

@@ -10,16 +10,17 @@ from __future__ import annotations
 import json
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from prime_jupyter.connection._endpoint import ServerEndpoint
 
 __all__ = ["RunningServer", "find_server", "jupyter_runtime_dir", "running_servers"]
 
 
-@dataclass(frozen=True, slots=True)
-class RunningServer:
+class RunningServer(NamedTuple):
+    """A running server, from its info file (a `NamedTuple`: see `ServerEndpoint`)."""
+
     endpoint: ServerEndpoint
     root_dir: Path
     pid: int

@@ -9,7 +9,7 @@ nor pydantic) use them, so a refusal reads the same whichever client met it.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from prime_jupyter.errors import (
     BusyError,
@@ -30,11 +30,13 @@ _BY_REASON: dict[str, type[PrimeError]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class ServerEndpoint:
+class ServerEndpoint(NamedTuple):
     """Where a Jupyter server listens: `url` is its base URL (`http://127.0.0.1:8888/` or with a base
     path); with `sock` (a Unix socket) only the path of `url` counts. `token` is sent as
-    `Authorization: token <token>`."""
+    `Authorization: token <token>`.
+
+    A `NamedTuple`, not a dataclass: importing `dataclasses` (and `inspect`) was 5 ms of the 75 ms
+    launch budget of `jupyter prime attach -p`."""
 
     url: str
     token: str | None = None
