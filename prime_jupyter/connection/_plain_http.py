@@ -17,7 +17,7 @@ from typing import IO
 from prime_jupyter.connection._endpoint import ServerEndpoint
 from prime_jupyter.errors import PrimeError, ServerUnavailableError
 
-__all__ = ["PlainResponse", "plain_request"]
+__all__ = ["PlainResponse", "plain_request", "request_path"]
 
 _CONNECT_TIMEOUT_S = 10.0
 _MAX_HEAD_LINE = 65536
@@ -80,20 +80,27 @@ def plain_request(
 ) -> PlainResponse:
     """Send a request to `path` (relative to the server's base URL) and read the answer's head; raises
     `ServerUnavailableError` when the server cannot be reached."""
-    scheme, host, port, base = _split(endpoint.url)
+    scheme, host, port, _ = _split(endpoint.url)
     try:
         sock = _connect(endpoint, scheme, host, port)
     except OSError as exc:
         raise ServerUnavailableError(f"cannot reach the Jupyter server at {endpoint.display}: {_why(exc)}") from exc
     try:
         sock.settimeout(read_timeout_s)
-        sock.sendall(_head(method, base + path, host, port, scheme, endpoint.token, body) + (body or b""))
+        sock.sendall(
+            _head(method, request_path(endpoint, path), host, port, scheme, endpoint.token, body) + (body or b"")
+        )
         reader = sock.makefile("rb")
         status, headers = _read_head(reader)
     except (OSError, ValueError) as exc:
         sock.close()
         raise ServerUnavailableError(f"the Jupyter server at {endpoint.display} broke off: {_why(exc)}") from exc
     return PlainResponse(sock, reader, status, headers)
+
+
+def request_path(endpoint: ServerEndpoint, path: str) -> str:
+    """The path a request to `path` (relative to the base URL) asks for."""
+    return _split(endpoint.url)[3] + path
 
 
 def _connect(endpoint: ServerEndpoint, scheme: str, host: str, port: int) -> socket.socket:

@@ -22,7 +22,7 @@ from itertools import chain
 from typing import TYPE_CHECKING
 
 from prime_jupyter.connection._endpoint import ServerEndpoint, error_reason, refusal
-from prime_jupyter.connection._plain_http import PlainResponse, plain_request
+from prime_jupyter.connection._plain_http import PlainResponse, plain_request, request_path
 from prime_jupyter.connection.door import ServerTarget, _endpoint, _model
 from prime_jupyter.errors import PrimeError
 from prime_jupyter.protocol.paths import CONNECTION_PATH, RUN_PATH, SESSION_EVENT_PREFIX
@@ -87,7 +87,7 @@ class RemoteRun:
         finally:
             response.close()
         if response.status != 200:
-            raise refusal(response.status, f"{self.endpoint.display}/{CONNECTION_PATH}command", content)
+            raise refusal(response.status, _where(self.endpoint, CONNECTION_PATH + "command"), content)
 
     def close(self) -> None:
         self._response.close()
@@ -174,13 +174,18 @@ def _started(endpoint: ServerEndpoint, response: PlainResponse) -> RemoteRun | N
         response.close()
         if response.status == 404 and error_reason(content) is None:
             return None  # Jupyter's own 404: a server without the route
-        raise refusal(response.status, f"{endpoint.display}/{RUN_PATH}", content)
+        raise refusal(response.status, _where(endpoint, RUN_PATH), content)
     run = RemoteRun(endpoint, response)
     try:
         run._read_started()
     except OSError as exc:
         raise PrimeError(f"the Jupyter server at {endpoint.display} broke off the run's stream: {exc}") from exc
     return run
+
+
+def _where(endpoint: ServerEndpoint, path: str) -> str:
+    """The server and the path asked, as `HttpTransport.error` names them."""
+    return endpoint.display + request_path(endpoint, path)
 
 
 def _post(endpoint: ServerEndpoint, path: str, body: Mapping[str, object], timeout_s: float) -> PlainResponse:
