@@ -10,6 +10,7 @@ answer's body is read as it arrives, chunked or not.
 
 from __future__ import annotations
 
+import os
 import socket
 from collections.abc import Iterator
 from typing import IO
@@ -17,7 +18,7 @@ from typing import IO
 from prime_jupyter.connection._endpoint import ServerEndpoint
 from prime_jupyter.errors import PrimeError, ServerUnavailableError
 
-__all__ = ["PlainResponse", "plain_request", "request_path"]
+__all__ = ["PlainResponse", "plain_request", "proxied", "request_path"]
 
 _CONNECT_TIMEOUT_S = 10.0
 _MAX_HEAD_LINE = 65536
@@ -96,6 +97,23 @@ def plain_request(
         sock.close()
         raise ServerUnavailableError(f"the Jupyter server at {endpoint.display} broke off: {_why(exc)}") from exc
     return PlainResponse(sock, reader, status, headers)
+
+
+def proxied(endpoint: ServerEndpoint) -> bool:
+    """Whether the environment names a proxy for this server (`http_proxy`, `https_proxy`, `all_proxy`,
+    any case, unless `no_proxy` names the host, `*` or a domain suffix), as httpx reads them. This client
+    speaks no proxy protocol: the caller goes another way then."""
+    if endpoint.sock:
+        return False
+    scheme, host, _, _ = _split(endpoint.url)
+    env = {key.lower(): value for key, value in os.environ.items() if key.lower().endswith("_proxy")}
+    if not (env.get(f"{scheme}_proxy") or env.get("all_proxy")):
+        return False
+    skip = [entry.strip().lower() for entry in env.get("no_proxy", "").split(",") if entry.strip()]
+    host = host.lower()
+    return not any(
+        entry == "*" or host == entry.lstrip(".") or host.endswith("." + entry.lstrip(".")) for entry in skip
+    )
 
 
 def request_path(endpoint: ServerEndpoint, path: str) -> str:

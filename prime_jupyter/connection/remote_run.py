@@ -11,7 +11,8 @@ protocol (`protocol.connection_routes.RunRequest`, `RunOutbound`) and with the s
 (`_endpoint.refusal`). It blocks (no event loop: importing asyncio alone is 25 ms of the budget).
 
 `start_run` answers None when the server lacks the route (an older prime-jupyter answers Jupyter's own
-404): the caller then goes the long way, which checks versions and capabilities first.
+404), and before sending anything when the environment names an HTTP proxy for the server: the caller
+then goes the long way (httpx, which checks versions and capabilities first and honours the proxy).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from itertools import chain
 from typing import TYPE_CHECKING
 
 from prime_jupyter.connection._endpoint import ServerEndpoint, error_reason, refusal
-from prime_jupyter.connection._plain_http import PlainResponse, plain_request, request_path
+from prime_jupyter.connection._plain_http import PlainResponse, plain_request, proxied, request_path
 from prime_jupyter.connection.door import ServerTarget, _endpoint, _model
 from prime_jupyter.errors import PrimeError
 from prime_jupyter.protocol.paths import CONNECTION_PATH, RUN_PATH, SESSION_EVENT_PREFIX
@@ -149,6 +150,8 @@ def start_run(target: ServerTarget, text: str, images: list[ImageContent] | None
     """Start `text` as a prompt in the session `target` names (a new one by default); None when the
     server has no `run` route (an older version). Raises `PrimeError`s a user can act on."""
     endpoint, serves_cwd = _endpoint(target)
+    if proxied(endpoint):
+        return None  # httpx goes through the proxy the environment names; this client does not
     model, thinking = _model(target.model)
     body: dict[str, object] = {
         "sessionId": target.session,

@@ -16,6 +16,8 @@ import httpx
 import pytest
 
 from prime_jupyter.connection import ServerTarget
+from prime_jupyter.connection._endpoint import ServerEndpoint
+from prime_jupyter.connection._plain_http import proxied
 from prime_jupyter.connection.remote_run import RemoteRun, event_type, start_run
 from prime_jupyter.errors import BusyError, PrimeError, SessionNotFoundError
 from prime_jupyter.protocol.codec import event_to_json
@@ -159,3 +161,17 @@ def test_the_command_goes_the_long_way_to_a_server_without_the_route(old_server:
     assert done.returncode == 1
     where = old_server + "/base/prime/api/info"  # the server's URL, then the path asked, as the long way says it
     assert done.stderr == f"error: no such route: {where} (is prime-jupyter installed and enabled on that server?)\n"
+
+
+def test_a_server_behind_a_proxy_the_environment_names_is_left_to_httpx(monkeypatch: pytest.MonkeyPatch) -> None:
+    local, remote = ServerEndpoint("http://127.0.0.1:8888/"), ServerEndpoint("https://hub.example.org/user/me/")
+    for name in ("http_proxy", "https_proxy", "all_proxy", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.upper(), raising=False)
+    assert not proxied(local) and not proxied(remote)
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy:3128")
+    assert proxied(remote) and not proxied(local)  # an http server is not reached through an https proxy
+    monkeypatch.setenv("no_proxy", "localhost,.example.org")
+    assert not proxied(remote)
+    monkeypatch.setenv("ALL_PROXY", "socks5://proxy:1080")
+    assert proxied(local) and not proxied(ServerEndpoint.unix("/tmp/jp.sock"))
