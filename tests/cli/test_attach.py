@@ -280,3 +280,32 @@ def test_ctrl_c_stops_the_run_in_the_server_and_says_so(server: JupyterProcess, 
     assert json_lines(client.stdout.read())[-1]["type"] == "agent_end"  # the run's last events came first
     idle = connection_call(server, "wait", {"sessionId": session})
     assert idle["state"]["isStreaming"] is False  # type: ignore[index]
+
+
+def test_a_reader_that_stops_reading_stops_the_run_quietly(server: JupyterProcess, llm: ScriptedLLMServer) -> None:
+    """`jupyter prime attach --mode json ... | head -n 3`: the shell's pipe exit code, no traceback, and the
+    run in the server stopped (as in process)."""
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="x" * 4000, chunks=2000)], chunk_delay_s=0.001))
+    command = [sys.executable, "-m", "prime_jupyter.cli", "attach", "--model", "scripted/m1", "--mode", "json"]
+    child = subprocess.Popen(
+        [*command, "-p", "go"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=client_env(server.runtime_dir),
+        cwd=server.root_dir / "work",
+    )
+    assert child.stdout is not None and child.stderr is not None
+    first = [child.stdout.readline() for _ in range(3)]
+    child.stdout.close()  # what `head` does once it has its lines
+    try:
+        code = child.wait(30)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        raise AssertionError("the client went on after its reader left: " + child.stderr.read().decode()) from None
+    stderr = child.stderr.read().decode()
+    assert code == 141 and "Traceback" not in stderr and "BrokenPipe" not in stderr, stderr
+    session = json.loads(first[0])["id"]
+    idle = connection_call(server, "wait", {"sessionId": session})
+    messages = connection_call(server, "command", {"sessionId": session, "command": {"type": "get_messages"}})
+    assert idle["state"]["isStreaming"] is False  # type: ignore[index]
+    assert messages["messages"][-1]["stopReason"] == "aborted"  # type: ignore[index]
