@@ -8,6 +8,7 @@ caller's `after_replace` hook.
 from __future__ import annotations
 
 import asyncio
+import uuid
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -339,8 +340,12 @@ class InProcessAgentConnection:
 
     # --- the user's shell commands (`!cmd`) -----------------------------------------------------
 
-    async def run_shell(self, command: str, include_in_context: bool = True) -> ShellResult:
-        return shell_result(*await self.session.run_shell(command, include_in_context))
+    async def run_shell(
+        self, command: str, include_in_context: bool = True, execution_id: str | None = None
+    ) -> ShellResult:
+        execution_id = execution_id or uuid.uuid4().hex[:12]
+        message, entry_id = await self.session.run_shell(command, include_in_context, execution_id)
+        return shell_result(message, entry_id, execution_id)
 
     # --- process-local --------------------------------------------------------------------------
 

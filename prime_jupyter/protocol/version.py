@@ -34,6 +34,7 @@ __all__ = [
     "CAP_QUESTIONS",
     "CAP_REASONING",
     "CAP_SEED_MESSAGES",
+    "CAP_SHELL_EVENTS",
     "CAP_TOOL_INPUT_STREAMING",
     "CAP_TREE_EDITS",
     "CAP_UI_FRAMES",
@@ -46,7 +47,7 @@ __all__ = [
 ]
 
 PROTOCOL_VERSION = 1
-SCHEMA_REVISION = 5
+SCHEMA_REVISION = 6
 
 CAP_REASONING = "reasoning"
 """Thinking is forwarded as `reasoning-delta` frames and `reasoning` parts."""
@@ -73,6 +74,10 @@ CAP_TREE_EDITS = "tree-edits"
 """The `set_label` and `clone_session` commands (an older server refuses them as unknown commands)."""
 CAP_KERNEL_CONTROL = "kernel-control"
 """The `interrupt_kernel` and `restart_kernel` commands, on the session's kernel."""
+CAP_SHELL_EVENTS = "shell-events"
+"""The user's shell commands (`POST connection/shell`) stream: `shell_execution_start/output/end` session
+events on the events stream and `shell` chat frames, named by `ShellRequest.executionId` when the client
+gives one. Without it a client sees a command only when its request answers."""
 
 CAPABILITIES: tuple[str, ...] = (
     CAP_REASONING,
@@ -86,6 +91,7 @@ CAPABILITIES: tuple[str, ...] = (
     CAP_EXPORT_IPYNB,
     CAP_TREE_EDITS,
     CAP_KERNEL_CONTROL,
+    CAP_SHELL_EVENTS,
 )
 """Everything this version of the server offers."""
 
@@ -95,6 +101,7 @@ REVISIONS: dict[int, str] = {
     3: "ConnectionState has the transcript's header and the kernel's id and state (optional fields)",
     4: "export (the command, chat/command and its result) has the format ipynb (capability-gated: export-ipynb)",
     5: "commands set_label, clone_session (capability tree-edits), interrupt_kernel, restart_kernel (kernel-control)",
+    6: "shell chat frames, shell_execution_* session events and ShellRequest.executionId (capability shell-events)",
 }
 SCHEMA_FINGERPRINTS: dict[int, str] = {
     1: "c23c2796b12e",
@@ -102,6 +109,7 @@ SCHEMA_FINGERPRINTS: dict[int, str] = {
     3: "5a2561ffe19c",
     4: "ac14123ed50f",
     5: "c7d5f3a83ef6",
+    6: "a6cfd1dac584",
 }
 """`schema.schema_fingerprint()` of each revision's exported schema."""
 

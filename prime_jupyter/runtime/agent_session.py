@@ -38,6 +38,7 @@ from prime_jupyter.protocol.events import (
 from prime_jupyter.runtime.compaction import CompactionRunner
 from prime_jupyter.runtime.queue import MessageQueue
 from prime_jupyter.runtime.settings import Settings
+from prime_jupyter.runtime.shell import ShellRun
 from prime_jupyter.runtime.ui import SessionUI
 from prime_jupyter.sessions.context import to_llm_message
 from prime_jupyter.sessions.entries import BashExecutionMessage, MessageEntry
@@ -283,9 +284,12 @@ class AgentSession:
 
     # --- the user's shell commands (`!cmd`) -----------------------------------------------------
 
-    async def run_shell(self, command: str, include_in_context: bool = True) -> tuple[BashExecutionMessage, str]:
+    async def run_shell(
+        self, command: str, include_in_context: bool = True, execution_id: str | None = None
+    ) -> tuple[BashExecutionMessage, str]:
         """Run the user's `command` in the session's directory and append it, with its output, to the
         transcript (and the model's context unless `include_in_context` is False); `abort()` cancels it.
+        Its start, output and end are session events named by `execution_id` (`runtime.shell`).
         Returns the message and its entry id."""
         if self.is_running:
             raise BusyError("a run is going: wait for it to finish (or abort it) before running a command")
@@ -295,19 +299,10 @@ class AgentSession:
 
         controller = self._shell = AbortController()
         try:
-            run = await run_user_command(command, self.cwd, controller.signal)
+            run = ShellRun(command, include_in_context, execution_id, self.emit)
+            return await run.execute(self.cwd, controller.signal, self.manager.append_message)
         finally:
             self._shell = None
-        message = BashExecutionMessage(
-            command=command,
-            output=run.output,
-            exit_code=run.exit_code,
-            cancelled=run.cancelled,
-            truncated=run.truncated,
-            full_output_path=run.full_output_path,
-            exclude_from_context=not include_in_context,
-        )
-        return message, self.manager.append_message(message).id
 
     # --- model, thinking, name, compaction ------------------------------------------------------
 
