@@ -286,8 +286,8 @@ class ShellExecutionStart:
 @dataclass(slots=True, frozen=True)
 class ShellExecutionOutput:
     """Output the running command printed since the last one (a chunk, not the output so far; a few a
-    second at most). When a burst was larger than the output budget, `chunk` is its end and `skipped`
-    counts the characters left out before it."""
+    second at most). When a burst was larger than a chunk may be (16 KB), `chunk` is its end and `skipped`
+    counts the bytes of output left out before it."""
 
     execution_id: str
     chunk: str

@@ -199,7 +199,7 @@ class ShellFrame(WireModel):
     """The user's shell command (`!cmd` in the terminal app), run in the session's directory, as it runs.
 
     `start`: executionId, command, includeInContext. `output`: executionId, chunk (printed since the last
-    `output`; `skipped` characters before it were left out of a burst too large to send). `end`:
+    `output`; `skipped` bytes before it were left out of a burst too large to send). `end`:
     executionId, command, output (the tail the transcript keeps), exitCode (absent: cancelled),
     cancelled, truncated, fullOutputPath, entryId, or `error` when it could not run."""
 

@@ -4,8 +4,8 @@ A command runs with `bash -c` in its own process group (`_process.py`), with the
 budget: the tail of at most `DEFAULT_MAX_LINES` lines or `DEFAULT_MAX_BYTES` is kept, and the whole
 output goes to a file when it is cut. An abort stops the whole group. The session keeps the result in
 its transcript (`runtime.agent_session`). While it runs, `on_output` gets what it printed in chunks, a
-few a second (`CHUNK_INTERVAL`), each at most `MAX_CHUNK_CHARS` long (the end of a larger burst, with the
-count of characters left out before it): enough to watch, bounded whatever the command prints.
+few a second (`CHUNK_INTERVAL`), each at most `MAX_CHUNK_BYTES` long (the end of a larger burst, with the
+count of bytes left out before it): enough to watch, bounded whatever the command prints.
 """
 
 from __future__ import annotations
@@ -20,17 +20,19 @@ from prime_jupyter.ai.abort import AbortSignal
 from prime_jupyter.tools._output import OutputBuffer
 from prime_jupyter.tools._process import run_in_group
 from prime_jupyter.tools._throttle import Throttle
-from prime_jupyter.tools._truncate import DEFAULT_MAX_BYTES
 
-__all__ = ["CHUNK_INTERVAL", "MAX_CHUNK_CHARS", "CommandRun", "OutputChunk", "run_user_command"]
+__all__ = ["CHUNK_INTERVAL", "MAX_CHUNK_BYTES", "CommandRun", "OutputChunk", "run_user_command"]
 
 CHUNK_INTERVAL = 0.1
 """Seconds between two output chunks at the most: ten redraws a second for every front end watching."""
-MAX_CHUNK_CHARS = DEFAULT_MAX_BYTES
-"""The longest chunk: more than a front end shows of one command (it keeps the output's tail too)."""
+MAX_CHUNK_BYTES = 16 * 1024
+"""The longest chunk: a flood shows as 160 KB a second of its end, plenty to watch it go by. The server
+keeps the last 500 frames and events of a session for replay (`PrimeApp.ring_size`): with chunks this
+size a flood holds at most 8 MB there, where chunks of the output budget (50 KB) would hold 25 MB. The end
+event carries the whole tail the transcript keeps, so nothing is lost by cutting a chunk."""
 
 OutputChunk = Callable[[str, int], None]
-"""Gets `(text, skipped)`: the output since the last chunk, and how many characters before it were left out."""
+"""Gets `(text, skipped)`: the output since the last chunk, and how many bytes before it were left out."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,46 +83,40 @@ async def run_user_command(
 
 
 class _Chunks:
-    """The decoded output not sent yet, at most about twice `MAX_CHUNK_CHARS` of it, sent by a `Throttle`."""
+    """The output not sent yet, as raw bytes (at most about twice `MAX_CHUNK_BYTES` of them: a flood is
+    never decoded whole, only the end of each chunk), sent by a `Throttle`."""
 
     def __init__(self, on_output: OutputChunk) -> None:
         self._on_output = on_output
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        self._pending: list[str] = []
-        self._size = 0
+        self._pending = bytearray()
         self._skipped = 0
         self._throttle = Throttle(self._send, CHUNK_INTERVAL)
 
     def add(self, data: bytes) -> None:
-        text = self._decoder.decode(data)
-        if not text:
-            return
-        self._pending.append(text)
-        self._size += len(text)
-        if self._size > 2 * MAX_CHUNK_CHARS:
+        self._pending += data
+        if len(self._pending) > 2 * MAX_CHUNK_BYTES:
             self._keep_end()
         self._throttle.poke()
 
     def close(self) -> None:
-        rest = self._decoder.decode(b"", final=True)
-        if rest:
-            self._pending.append(rest)
-            self._size += len(rest)
         self._throttle.close()
-        if self._pending or self._skipped:  # the final flush found nothing pending in the throttle
-            self._send()
+        self._send(final=True)
 
     def _keep_end(self) -> None:
-        text = "".join(self._pending)
-        self._skipped += max(0, len(text) - MAX_CHUNK_CHARS)
-        text = text[-MAX_CHUNK_CHARS:]
-        self._pending, self._size = [text], len(text)
+        """Drop all but the last `MAX_CHUNK_BYTES` bytes, from a character's start on."""
+        cut = len(self._pending) - MAX_CHUNK_BYTES
+        while cut < len(self._pending) and self._pending[cut] & 0xC0 == 0x80:  # a UTF-8 continuation byte
+            cut += 1
+        del self._pending[:cut]
+        self._skipped += cut
+        self._decoder.reset()
 
-    def _send(self) -> None:
-        if not self._pending and not self._skipped:
-            return
-        if self._size > MAX_CHUNK_CHARS:
+    def _send(self, final: bool = False) -> None:
+        if len(self._pending) > MAX_CHUNK_BYTES:
             self._keep_end()
-        text, skipped = "".join(self._pending), self._skipped
-        self._pending, self._size, self._skipped = [], 0, 0
-        self._on_output(text, skipped)
+        text = self._decoder.decode(bytes(self._pending), final=final)
+        self._pending.clear()
+        if text or self._skipped:
+            skipped, self._skipped = self._skipped, 0
+            self._on_output(text, skipped)
