@@ -320,6 +320,14 @@ export class ChatController extends SessionView {
     }
   }
 
+  /** Stop the shell command running in the session (`!cmd` from a terminal): an abort of the session. */
+  async stopShell(): Promise<void> {
+    const sessionId = this.state.sessionId;
+    if (sessionId) {
+      await this.client.abort(sessionId).catch((error: unknown) => this.fail(error));
+    }
+  }
+
   /** Answer a pending question; `null` dismisses it. */
   async answer(questionId: string, answer: QuestionAnswer | null): Promise<void> {
     const sessionId = this.state.sessionId;

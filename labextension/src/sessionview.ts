@@ -13,6 +13,7 @@ import { EventStream, PrimeClient, StreamStatus } from './client';
 import { describe } from './errortext';
 import { ViewState, applyFrames, coalesce, emptyState, failLocal, fromSession, isRunning } from './model';
 import type { ChatFrame, ChatSessionResponse } from './protocol';
+import { IShellRun, applyShellFrames, stillRunning } from './shells';
 import { nextTask } from './tasks';
 
 /** Where the current session id is remembered between page loads. */
@@ -33,6 +34,8 @@ export abstract class SessionView {
   protected disposed = false;
 
   state: ViewState = emptyState();
+  /** The user's shell commands watched in the open session (not part of the view state: `shells.ts`). */
+  shells: readonly IShellRun[] = [];
   streamStatus: StreamStatus | 'closed' = 'closed';
 
   constructor(
@@ -78,6 +81,7 @@ export abstract class SessionView {
 
   protected show(response: ChatSessionResponse): void {
     const sessionId = response.session.sessionId;
+    this.shells = sessionId === this.state.sessionId ? stillRunning(this.shells) : [];
     this.state = fromSession(response, this.state);
     if (this.options.persist) {
       window.localStorage.setItem(CURRENT_SESSION_KEY, sessionId);
@@ -138,6 +142,7 @@ export abstract class SessionView {
       return;
     }
     this.state = applyFrames(this.state, frames);
+    this.shells = applyShellFrames(this.shells, frames);
     if (this.state.resync) {
       void this.resync();
     }
