@@ -38,7 +38,6 @@ from prime_jupyter.protocol.events import (
 from prime_jupyter.runtime.compaction import CompactionRunner
 from prime_jupyter.runtime.queue import MessageQueue
 from prime_jupyter.runtime.settings import Settings
-from prime_jupyter.runtime.shell import ShellRun
 from prime_jupyter.runtime.ui import SessionUI
 from prime_jupyter.sessions.context import to_llm_message
 from prime_jupyter.sessions.entries import BashExecutionMessage, MessageEntry
@@ -295,7 +294,7 @@ class AgentSession:
             raise BusyError("a run is going: wait for it to finish (or abort it) before running a command")
         if self._shell is not None:
             raise BusyError("a command is already running: wait for it, or abort it")
-        from prime_jupyter.tools.user_command import run_user_command  # `!cmd` only: not imported to start
+        from prime_jupyter.runtime.shell import ShellRun  # `!cmd` only: not imported to start
 
         controller = self._shell = AbortController()
         try:
