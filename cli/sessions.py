@@ -10,7 +10,6 @@ import argparse
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
 __all__ = ["build_sessions_parser", "main"]
@@ -28,37 +27,19 @@ def build_sessions_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     args = build_sessions_parser().parse_args(argv)
-    from prime_jupyter.connection.in_process import saved_sessions
+    from prime_jupyter.connection.in_process import saved_session_rows, saved_sessions
 
-    cwd = Path(os.getcwd())
-    sessions = saved_sessions(None if args.all else cwd).sessions
+    cwd = None if args.all else Path(os.getcwd())
     if args.json:
+        sessions = saved_sessions(cwd).sessions
         print(json.dumps([s.model_dump(mode="json", by_alias=True) for s in sessions], ensure_ascii=False))
         return 0
-    if not sessions:
-        where = "" if args.all else f" started in {cwd} (jupyter prime sessions --all lists every folder's)"
+    rows = saved_session_rows(cwd)
+    if not rows:
+        where = "" if cwd is None else f" started in {cwd} (jupyter prime sessions --all lists every folder's)"
         print(f"prime: no saved sessions{where}", file=sys.stderr)
         return 0
-    now_ms = time.time() * 1000
-    for s in sessions:
-        name = f'  "{_one_line(s.name, 30)}"' if s.name else ""
-        prompt = _one_line(s.first_message, 60) if s.first_message else "(no prompt)"
-        folder = f"  in {s.cwd}" if args.all else ""
-        print(f"{s.session_id}  {_age(now_ms - s.updated_at):>11}{name}  {prompt}{folder}")
+    for row in rows:
+        print(row)
     print("prime: resume one with: jupyter prime -r <any unique part of its id, or its name>", file=sys.stderr)
     return 0
-
-
-def _age(ms: float) -> str:
-    """As `sessions.rows.age` says it (the command line does not import the sessions package)."""
-    seconds = max(0.0, ms / 1000)
-    for unit, size in (("days", 86400), ("h", 3600), ("min", 60)):
-        if seconds >= size:
-            count = int(seconds // size)
-            return f"{count} {'day' if unit == 'days' and count == 1 else unit} ago"
-    return "just now"
-
-
-def _one_line(text: str, width: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"

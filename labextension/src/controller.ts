@@ -1,35 +1,26 @@
 /**
  * `ChatController`: the panel's glue between the client and the widgets.
  *
- * It owns the view state of the open session and folds the session's SSE frames into it with the
- * pure model, one frame at a time as they arrive; the widgets are told at most once per animation
- * frame (`changed`), however fast deltas come. SSE is the one source of the conversation: the NDJSON
- * response of `POST chat` is read only for a refusal (`error`), so no frame is ever applied twice.
- * When the server says `resync-required`, or its stream restarted behind our cursor (a server
- * restart), the session is refetched and the stream reopened from the hydration's cursor.
+ * It follows the open session (`SessionView`: its view state, kept current from its SSE frames) and does
+ * what the user asks: sessions, sending, retrying, aborting, answering, picking a model. The NDJSON
+ * response of `POST chat` is read only for a refusal (`error`): SSE is the one source of the
+ * conversation, so no frame is ever applied twice.
  */
-import { ISignal, Signal } from '@lumino/signaling';
-
-import { EventStream, InfoResult, PrimeClient, PrimeRequestError, StreamStatus } from './client';
+import { InfoResult, PrimeClient } from './client';
+import { describe, reasonOf } from './errortext';
 import {
-  ViewState,
   addLocalMessage,
-  applyFrames,
-  coalesce,
   dismissNotice,
   emptyState,
-  failLocal,
-  fromSession,
-  isRunning,
   lastUserText,
   latestKernelId,
   nothingSent,
   refuseLocal,
   takeFailed
 } from './model';
+import { isDefault, modelEntry, storePick, storedPick } from './modelpick';
 import type {
   ChatFrame,
-  ChatSessionResponse,
   ModelInfo,
   ModelRef,
   ModelsResponse,
@@ -37,7 +28,9 @@ import type {
   SessionSummary
 } from './protocol';
 import { FixTargets } from './notebooksessions';
-import { nextTask } from './tasks';
+import { CURRENT_SESSION_KEY, IControllerOptions, SessionView } from './sessionview';
+
+export type { IControllerOptions } from './sessionview';
 
 /** How a message is sent: a new prompt, steering the run going on, or a follow-up after it. */
 export type SendMode = 'prompt' | 'steer' | 'followUp';
@@ -48,46 +41,11 @@ export const EXPORT_IPYNB = 'export-ipynb';
 /** The frames read from `POST chat`'s response (SSE carries the conversation). */
 const REFUSAL: ReadonlySet<ChatFrame['type']> = new Set(['error']);
 
-/** Where the current session id is remembered between page loads. */
-const CURRENT_SESSION_KEY = 'prime:current-session';
-/** The model the user picked in this browser for new sessions (absent: the server's default). */
-const PICKED_MODEL_KEY = 'prime:picked-model';
-
-function storedPick(): { model: ModelRef | null; thinking: string | null } {
-  try {
-    const value: unknown = JSON.parse(window.localStorage.getItem(PICKED_MODEL_KEY) ?? 'null');
-    if (typeof value === 'object' && value !== null && 'provider' in value && 'id' in value) {
-      const { provider, id } = value;
-      const thinking = 'thinking' in value && typeof value.thinking === 'string' ? value.thinking : null;
-      if (typeof provider === 'string' && typeof id === 'string') {
-        return { model: { provider, id }, thinking };
-      }
-    }
-  } catch {
-    // an unreadable pick is no pick
-  }
-  return { model: null, thinking: null };
-}
-
-export interface IControllerOptions {
-  /** Remember the open session across reloads (the sidebar panel does; extra panels do not). */
-  readonly persist?: boolean;
-}
-
-export class ChatController {
-  private readonly changedSignal = new Signal<this, void>(this);
-  private stream: EventStream | null = null;
-  private frameRequested = false;
-  private resyncing: Promise<void> | null = null;
+export class ChatController extends SessionView {
   private lastSent: string | null = null;
-  private readonly inbox: ChatFrame[] = [];
-  private flushScheduled = false;
   private localCount = 0;
-  private disposed = false;
 
-  state: ViewState = emptyState();
   handshake: InfoResult | null = null;
-  streamStatus: StreamStatus | 'closed' = 'closed';
   sessions: SessionSummary[] = [];
   models: ModelsResponse | null = null;
   /** Why `chat/models` failed (a broken `models.json`, as the server words it), or null. */
@@ -104,26 +62,15 @@ export class ChatController {
   readonly fixes = new FixTargets();
   private aborting = false;
 
-  constructor(
-    readonly client: PrimeClient,
-    private readonly options: IControllerOptions = {}
-  ) {
+  constructor(client: PrimeClient, options: IControllerOptions = {}) {
+    super(client, options);
     const pick = storedPick();
     this.pendingModel = pick.model;
     this.pendingThinking = pick.thinking;
   }
 
-  /** Emitted at most once per animation frame after the state changed. */
-  get changed(): ISignal<this, void> {
-    return this.changedSignal;
-  }
-
   get ready(): boolean {
     return this.handshake?.kind === 'ok';
-  }
-
-  get running(): boolean {
-    return isRunning(this.state);
   }
 
   /** Handshake, models, sessions, then the session open before the page was reloaded. */
@@ -138,12 +85,6 @@ export class ChatController {
     if (restore && this.sessions.some(s => s.sessionId === restore)) {
       await this.openSession(restore);
     }
-  }
-
-  dispose(): void {
-    this.disposed = true;
-    this.stream?.close();
-    Signal.clearData(this);
   }
 
   // -- sessions ---------------------------------------------------------------------------------
@@ -162,46 +103,6 @@ export class ChatController {
       this.modelsError = describe(error);
     }
     this.notify();
-  }
-
-  /** Show a session: hydrate it, then follow its frames from the hydration's cursor. */
-  async openSession(sessionId: string): Promise<void> {
-    this.stream?.close();
-    this.stream = null;
-    this.inbox.length = 0; // the hydration supersedes what the closed stream had not delivered yet
-    let response: ChatSessionResponse;
-    try {
-      response = await this.client.session(sessionId);
-    } catch (error: unknown) {
-      this.state = failLocal(this.state, `Cannot open the session: ${describe(error)}`);
-      this.notify();
-      return;
-    }
-    this.show(response);
-  }
-
-  private show(response: ChatSessionResponse): void {
-    const sessionId = response.session.sessionId;
-    this.state = fromSession(response, this.state);
-    if (this.options.persist) {
-      window.localStorage.setItem(CURRENT_SESSION_KEY, sessionId);
-    }
-    this.follow(sessionId, response.cursor ?? 0);
-    this.changedNow();
-    void this.refreshModels();
-  }
-
-  private follow(sessionId: string, cursor: number): void {
-    this.stream?.close();
-    this.stream = this.client.events(
-      sessionId,
-      cursor,
-      frame => this.receive(sessionId, frame),
-      status => {
-        this.streamStatus = status;
-        this.notify();
-      }
-    );
   }
 
   /** A fresh session with the model picked in this browser, else the server's default, shown at once. */
@@ -226,9 +127,7 @@ export class ChatController {
   async remove(sessionId: string): Promise<void> {
     await this.client.remove(sessionId);
     if (sessionId === this.state.sessionId) {
-      this.stream?.close();
-      this.stream = null;
-      this.streamStatus = 'closed';
+      this.closeStream();
       this.state = emptyState();
       window.localStorage.removeItem(CURRENT_SESSION_KEY);
     }
@@ -331,9 +230,7 @@ export class ChatController {
     }
     this.notify();
     if (nothingSent(this.state)) {
-      this.stream?.close();
-      this.stream = null;
-      this.streamStatus = 'closed';
+      this.closeStream();
       await this.client.remove(sessionId).catch(() => undefined);
       if (this.options.persist) {
         window.localStorage.removeItem(CURRENT_SESSION_KEY);
@@ -423,6 +320,14 @@ export class ChatController {
     }
   }
 
+  /** Stop the shell command running in the session (`!cmd` from a terminal): an abort of the session. */
+  async stopShell(): Promise<void> {
+    const sessionId = this.state.sessionId;
+    if (sessionId) {
+      await this.client.abort(sessionId).catch((error: unknown) => this.fail(error));
+    }
+  }
+
   /** Answer a pending question; `null` dismisses it. */
   async answer(questionId: string, answer: QuestionAnswer | null): Promise<void> {
     const sessionId = this.state.sessionId;
@@ -444,9 +349,7 @@ export class ChatController {
 
   /** Whether the picker shows "Default (…)": nothing picked in this browser, and the default in use. */
   onDefaultModel(): boolean {
-    const ref = this.currentRef();
-    const fallback = this.defaultModel();
-    return this.pendingModel === null && (ref === fallback || (ref?.provider === fallback?.provider && ref?.id === fallback?.id));
+    return this.pendingModel === null && isDefault(this.currentRef(), this.defaultModel());
   }
 
   /** The model the server gives new sessions (its `default_model`, else its settings' default). */
@@ -456,15 +359,14 @@ export class ChatController {
 
   /** The model entry of `currentRef()` in the server's list (null for a model typed in). */
   currentModel(): ModelInfo | null {
-    const ref = this.currentRef();
-    return this.models?.models.find(m => ref !== null && m.provider === ref.provider && m.id === ref.id) ?? null;
+    return modelEntry(this.models, this.currentRef());
   }
 
   /** Use `model` in the open session and, as this browser's pick, in new sessions. */
   async setModel(model: ModelRef, thinkingLevel: string | null): Promise<void> {
     this.pendingModel = model;
     this.pendingThinking = thinkingLevel;
-    window.localStorage.setItem(PICKED_MODEL_KEY, JSON.stringify({ ...model, thinking: thinkingLevel }));
+    storePick(model, thinkingLevel);
     await this.switchSession(model, thinkingLevel);
   }
 
@@ -472,7 +374,7 @@ export class ChatController {
   async useDefaultModel(): Promise<void> {
     this.pendingModel = null;
     this.pendingThinking = null;
-    window.localStorage.removeItem(PICKED_MODEL_KEY);
+    storePick(null, null);
     const model = this.defaultModel();
     if (model) {
       await this.switchSession(model, null);
@@ -492,86 +394,4 @@ export class ChatController {
   kernelId(): string | null {
     return latestKernelId(this.state);
   }
-
-  // -- frames -----------------------------------------------------------------------------------
-
-  /**
-   * Frames are collected and folded once per task: a network chunk often carries hundreds of SSE
-   * events, dispatched back to back; their deltas are merged (`coalesce`) and folded in one go.
-   */
-  private receive(sessionId: string, frame: ChatFrame): void {
-    if (frame.type === 'connected' && this.stream && (frame.cursor ?? 0) < this.stream.position) {
-      void this.resync(); // the server's stream restarted behind our cursor: it was restarted
-      return;
-    }
-    this.inbox.push(frame);
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      nextTask(() => this.flush(sessionId));
-    }
-  }
-
-  private flush(sessionId: string): void {
-    this.flushScheduled = false;
-    const frames = coalesce(this.inbox.splice(0));
-    this.stream?.persist();
-    this.apply(sessionId, ...frames);
-    if (frames.some(f => f.type === 'done')) {
-      void this.refreshSessions();
-    }
-  }
-
-  private apply(sessionId: string, ...frames: ChatFrame[]): void {
-    if (this.disposed || sessionId !== this.state.sessionId) {
-      return;
-    }
-    this.state = applyFrames(this.state, frames);
-    if (this.state.resync) {
-      void this.resync();
-    }
-    this.notify();
-  }
-
-  private resync(): Promise<void> {
-    const sessionId = this.state.sessionId;
-    if (!sessionId) {
-      return Promise.resolve();
-    }
-    this.resyncing ??= this.openSession(sessionId).finally(() => {
-      this.resyncing = null;
-    });
-    return this.resyncing;
-  }
-
-  private fail(error: unknown): void {
-    this.state = failLocal(this.state, describe(error));
-    this.notify();
-  }
-
-  /** Tell the widgets on the next animation frame (once, however many changes came before it). */
-  notify(): void {
-    if (this.frameRequested || this.disposed) {
-      return;
-    }
-    this.frameRequested = true;
-    window.requestAnimationFrame(() => this.changedNow());
-  }
-
-  private changedNow(): void {
-    this.frameRequested = false;
-    if (!this.disposed) {
-      this.changedSignal.emit();
-    }
-  }
-}
-
-function reasonOf(error: unknown): string | null {
-  return error instanceof PrimeRequestError ? error.reason ?? null : null;
-}
-
-function describe(error: unknown): string {
-  if (error instanceof PrimeRequestError || error instanceof Error) {
-    return error.message;
-  }
-  return String(error);
 }

@@ -16,6 +16,7 @@ import { Composer } from './widgets/composer';
 import { button, h } from './widgets/dom';
 import { MessageList } from './widgets/messagelist';
 import { SessionList } from './widgets/sessions';
+import { ShellRunsView } from './widgets/shellruns';
 import { Banner, Footer, LooseQuestions, Notices, QueueView } from './widgets/status';
 
 export interface IPrimePanelOptions {
@@ -35,6 +36,7 @@ export class PrimePanel extends Panel {
   private readonly sessions: SessionList;
   private readonly banner: Banner;
   private readonly messages: MessageList;
+  private readonly shells: ShellRunsView;
   private readonly questions: LooseQuestions;
   private readonly notices: Notices;
   private readonly queue = new QueueView();
@@ -67,10 +69,11 @@ export class PrimePanel extends Panel {
     this.sessions.hide();
     this.banner = new Banner(this.controller);
     this.messages = new MessageList(context);
+    this.shells = new ShellRunsView(() => void this.controller.stopShell());
     this.questions = new LooseQuestions(this.controller);
     this.notices = new Notices(this.controller);
     this.composer = new Composer(this.controller);
-    for (const widget of [this.sessions, this.banner, this.messages, this.questions, this.notices, this.queue, this.composer, this.footer]) {
+    for (const widget of [this.sessions, this.banner, this.messages, this.shells, this.questions, this.notices, this.queue, this.composer, this.footer]) {
       this.addWidget(widget);
     }
     this.controller.changed.connect(this.render, this);
@@ -118,6 +121,7 @@ export class PrimePanel extends Panel {
     this.sessions.render(controller.sessions, state.sessionId);
     this.banner.render();
     this.messages.render(state);
+    this.shells.render(controller.shells);
     const toolCalls = new Set<string>();
     for (const message of state.messages.slice(-200)) {
       for (const part of message.parts) {

@@ -68,6 +68,7 @@ export type ChatFrame =
   | ErrorFrame
   | RetryFrame
   | CompactionFrame
+  | ShellFrame
   | QueueFrame
   | QuestionFrame
   | QuestionResolvedFrame
@@ -327,6 +328,30 @@ export interface CompactionFrame {
   errorMessage?: string | null;
   summary?: string | null;
   tokensBefore?: number | null;
+}
+/**
+ * The user's shell command (`!cmd` in the terminal app), run in the session's directory, as it runs.
+ *
+ * `start`: executionId, command, includeInContext. `output`: executionId, chunk (printed since the last
+ * `output`; `skipped` bytes before it were left out of a burst too large to send). `end`:
+ * executionId, command, output (the tail the transcript keeps), exitCode (absent: cancelled),
+ * cancelled, truncated, fullOutputPath, entryId, or `error` when it could not run.
+ */
+export interface ShellFrame {
+  type: 'shell';
+  phase: 'start' | 'output' | 'end';
+  executionId: string;
+  command?: string | null;
+  includeInContext?: boolean | null;
+  chunk?: string | null;
+  skipped?: number | null;
+  output?: string | null;
+  exitCode?: number | null;
+  cancelled?: boolean | null;
+  truncated?: boolean | null;
+  fullOutputPath?: string | null;
+  entryId?: string | null;
+  error?: string | null;
 }
 export interface QueueFrame {
   type: 'queue';

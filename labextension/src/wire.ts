@@ -33,6 +33,7 @@ export const FRAME_TYPES: ReadonlySet<string> = new Set<ChatFrame['type']>([
   'error',
   'retry',
   'compaction',
+  'shell',
   'queue',
   'question',
   'question-resolved',

@@ -124,7 +124,13 @@ class AgentConnection(Protocol):
     # the user's shell commands (`!cmd` / `!!cmd` in the terminal app): run in the session's directory,
     # kept in its transcript, in the model's context unless `include_in_context` is False; `abort()`
     # cancels a command still running
-    async def run_shell(self, command: str, include_in_context: bool = True) -> ShellResult: ...
+    async def run_shell(
+        self, command: str, include_in_context: bool = True, execution_id: str | None = None
+    ) -> ShellResult:
+        """Run the user's shell command in the session's directory; the answer comes when it ends. While it
+        runs, every subscriber of every connection to the session gets its `ShellExecution*` events, named
+        by `execution_id` (made up when None; a server without `shell-events` sends none)."""
+        ...
 
     # process-local
     @property

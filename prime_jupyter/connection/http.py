@@ -316,9 +316,18 @@ class HttpAgentConnection:
 
     # --- the user's shell commands (`!cmd`) -----------------------------------------------------
 
-    async def run_shell(self, command: str, include_in_context: bool = True) -> ShellResult:
-        """Run `command` in the session's directory in the server (inside its root)."""
-        request = ShellRequest(session_id=self._session_id, command=command, include_in_context=include_in_context)
+    async def run_shell(
+        self, command: str, include_in_context: bool = True, execution_id: str | None = None
+    ) -> ShellResult:
+        """Run `command` in the session's directory in the server (inside its root). Its events come on the
+        events stream while the request waits for its end (from a server with `shell-events`; an older one
+        ignores the id and sends none)."""
+        request = ShellRequest(
+            session_id=self._session_id,
+            command=command,
+            include_in_context=include_in_context,
+            execution_id=execution_id,
+        )
         result, _ = await self._transport.post(CONNECTION_PATH + "shell", dump(request), ShellResult)
         return result
 

@@ -8,6 +8,7 @@ caller's `after_replace` hook.
 from __future__ import annotations
 
 import asyncio
+import uuid
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -60,6 +61,7 @@ from prime_jupyter.runtime.library import (
     list_summaries,
     open_manager,
     rename_saved,
+    saved_rows,
 )
 from prime_jupyter.runtime.session_ops import (
     clone_transcript,
@@ -86,7 +88,7 @@ if TYPE_CHECKING:
     from prime_jupyter.protocol.requests import ModelsResponse, SeedMessage
     from prime_jupyter.protocol.shell import ShellResult
 
-__all__ = ["InProcessAgentConnection", "LocalTarget", "saved_sessions"]
+__all__ = ["InProcessAgentConnection", "LocalTarget", "saved_session_rows", "saved_sessions"]
 
 _open: weakref.WeakSet[InProcessAgentConnection] = weakref.WeakSet()
 """The connections of this process not disposed yet."""
@@ -338,8 +340,12 @@ class InProcessAgentConnection:
 
     # --- the user's shell commands (`!cmd`) -----------------------------------------------------
 
-    async def run_shell(self, command: str, include_in_context: bool = True) -> ShellResult:
-        return shell_result(*await self.session.run_shell(command, include_in_context))
+    async def run_shell(
+        self, command: str, include_in_context: bool = True, execution_id: str | None = None
+    ) -> ShellResult:
+        execution_id = execution_id or uuid.uuid4().hex[:12]
+        message, entry_id = await self.session.run_shell(command, include_in_context, execution_id)
+        return shell_result(message, entry_id, execution_id)
 
     # --- process-local --------------------------------------------------------------------------
 
@@ -395,3 +401,9 @@ def saved_sessions(cwd: Path | None, agent_dir: Path | None = None) -> SessionsR
     """The saved sessions of this machine (those started in `cwd`, or all), newest first, without opening
     one: `jupyter prime sessions` needs no model or key. Blocking: reads every transcript."""
     return SessionsResult(sessions=list_summaries(sessions_dir(agent_dir), str(cwd) if cwd else None, {}))
+
+
+def saved_session_rows(cwd: Path | None, agent_dir: Path | None = None) -> list[str]:
+    """`saved_sessions` as the command line prints them: `<id>  <age>  "<name>"  <first prompt>` (and the
+    folder, when `cwd` is None). Blocking, like `saved_sessions`."""
+    return saved_rows(sessions_dir(agent_dir), str(cwd) if cwd else None)

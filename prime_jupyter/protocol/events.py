@@ -33,6 +33,9 @@ __all__ = [
     "QueueUpdate",
     "SessionEvent",
     "SessionInfoChanged",
+    "ShellExecutionEnd",
+    "ShellExecutionOutput",
+    "ShellExecutionStart",
     "StatusChanged",
     "ThinkingLevelChanged",
     "ToolExecutionEnd",
@@ -268,6 +271,50 @@ class WidgetChanged:
     type: Literal["widget_changed"] = "widget_changed"
 
 
+@dataclass(slots=True, frozen=True)
+class ShellExecutionStart:
+    """The user's shell command (`!cmd`; `!!cmd` keeps it out of the model's context) starts running in the
+    session's directory. `execution_id` names it in the output and end events (the client that asked for
+    it may choose it, to know its own command among every client's)."""
+
+    execution_id: str
+    command: str
+    include_in_context: bool = True
+    type: Literal["shell_execution_start"] = "shell_execution_start"
+
+
+@dataclass(slots=True, frozen=True)
+class ShellExecutionOutput:
+    """Output the running command printed since the last one (a chunk, not the output so far; a few a
+    second at most). When a burst was larger than a chunk may be (16 KB), `chunk` is its end and `skipped`
+    counts the bytes of output left out before it."""
+
+    execution_id: str
+    chunk: str
+    skipped: int = 0
+    type: Literal["shell_execution_output"] = "shell_execution_output"
+
+
+@dataclass(slots=True, frozen=True)
+class ShellExecutionEnd:
+    """The command ended, as the transcript keeps it (`bashExecution`): `output` is the tail kept (all of it,
+    unless `truncated`: then the whole output is in `full_output_path`, on the machine that ran it);
+    `exit_code` is None when it was cancelled. `entry_id` is its transcript entry; `error` says why a
+    command did not run or was stopped without an end of its own (nothing is kept then)."""
+
+    execution_id: str
+    command: str
+    output: str
+    exit_code: int | None = None
+    cancelled: bool = False
+    truncated: bool = False
+    full_output_path: str | None = None
+    include_in_context: bool = True
+    entry_id: str | None = None
+    error: str | None = None
+    type: Literal["shell_execution_end"] = "shell_execution_end"
+
+
 SessionEvent: TypeAlias = (
     AgentStart
     | AgentEnd
@@ -292,4 +339,7 @@ SessionEvent: TypeAlias = (
     | Notify
     | StatusChanged
     | WidgetChanged
+    | ShellExecutionStart
+    | ShellExecutionOutput
+    | ShellExecutionEnd
 )

@@ -68,6 +68,7 @@ __all__ = [
     "ResyncRequiredFrame",
     "RetryFrame",
     "SessionInfoFrame",
+    "ShellFrame",
     "StartFrame",
     "StatusFrame",
     "TextDeltaFrame",
@@ -194,6 +195,30 @@ class CompactionFrame(WireModel):
     tokens_before: int | None = None
 
 
+class ShellFrame(WireModel):
+    """The user's shell command (`!cmd` in the terminal app), run in the session's directory, as it runs.
+
+    `start`: executionId, command, includeInContext. `output`: executionId, chunk (printed since the last
+    `output`; `skipped` bytes before it were left out of a burst too large to send). `end`:
+    executionId, command, output (the tail the transcript keeps), exitCode (absent: cancelled),
+    cancelled, truncated, fullOutputPath, entryId, or `error` when it could not run."""
+
+    type: Literal["shell"] = "shell"
+    phase: Literal["start", "output", "end"]
+    execution_id: str
+    command: str | None = None
+    include_in_context: bool | None = None
+    chunk: str | None = None
+    skipped: int | None = None
+    output: str | None = None
+    exit_code: int | None = None
+    cancelled: bool | None = None
+    truncated: bool | None = None
+    full_output_path: str | None = None
+    entry_id: str | None = None
+    error: str | None = None
+
+
 class QueueFrame(WireModel):
     type: Literal["queue"] = "queue"
     steering: list[str] = Field(default_factory=list)
@@ -283,6 +308,7 @@ ChatFrame: TypeAlias = Annotated[
     | ErrorFrame
     | RetryFrame
     | CompactionFrame
+    | ShellFrame
     | QueueFrame
     | QuestionFrame
     | QuestionResolvedFrame

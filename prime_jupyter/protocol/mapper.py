@@ -21,6 +21,7 @@ to what:
 | `auto_retry_*`, `compaction_*` | `retry`, `compaction` with `phase` start / end |
 | `queue_update`, `session_info_changed` | `queue`, `session-info` |
 | `model_changed`, `thinking_level_changed` | `model`, `thinking-level` |
+| `shell_execution_start` / `_output` / `_end` | `shell` with `phase` start / output / end |
 | `turn_start`, `turn_end`, `message_*` of tool results | nothing (the tool frames already said it) |
 
 `live()` is the in-flight part of the current run (the message still streaming, the tools not
@@ -29,6 +30,7 @@ finished) for a hydration taken mid-run (`protocol.hydration.apply_live`).
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -58,6 +60,9 @@ from prime_jupyter.protocol.events import (
     QueueUpdate,
     SessionEvent,
     SessionInfoChanged,
+    ShellExecutionEnd,
+    ShellExecutionOutput,
+    ShellExecutionStart,
     StatusChanged,
     ThinkingLevelChanged,
     ToolExecutionEnd,
@@ -79,6 +84,7 @@ from prime_jupyter.protocol.frames import (
     ReasoningDeltaFrame,
     RetryFrame,
     SessionInfoFrame,
+    ShellFrame,
     StartFrame,
     StatusFrame,
     TextDeltaFrame,
@@ -335,12 +341,29 @@ class EventMapper:
                 return [WidgetFrame(key=key, lines=lines)]
             case ThinkingLevelChanged(level):
                 return [ThinkingLevelFrame(level=level)]
+            case ShellExecutionStart() | ShellExecutionOutput() | ShellExecutionEnd():
+                return [_shell_frame(event)]
         return []
 
 
 def _block(message: AssistantMessage, index: int) -> ToolCall | None:
     block = message.content[index] if 0 <= index < len(message.content) else None
     return block if isinstance(block, ToolCall) else None
+
+
+def _shell_frame(event: ShellExecutionStart | ShellExecutionOutput | ShellExecutionEnd) -> ShellFrame:
+    if isinstance(event, ShellExecutionStart):
+        return ShellFrame(
+            phase="start",
+            execution_id=event.execution_id,
+            command=event.command,
+            include_in_context=event.include_in_context,
+        )
+    if isinstance(event, ShellExecutionOutput):
+        return ShellFrame(
+            phase="output", execution_id=event.execution_id, chunk=event.chunk, skipped=event.skipped or None
+        )
+    return ShellFrame.model_validate({**dataclasses.asdict(event), "phase": "end", "type": "shell"})
 
 
 def _compaction_end(event: CompactionEnd) -> CompactionFrame:

@@ -2,7 +2,9 @@
 
 `AgentConnection.run_shell` answers a `ShellResult`; over HTTP it is `POST prime/api/connection/shell`
 with a `ShellRequest`. The command runs in the session's directory; its output is the kept tail
-(`truncated`: the whole output is in `fullOutputPath`, on the machine that ran it).
+(`truncated`: the whole output is in `fullOutputPath`, on the machine that ran it). While it runs, every
+connection to the session gets its `shell_execution_*` events (the panel: `shell` frames), named by
+`executionId`: a server offering the `shell-events` capability sends them and honours a client's id.
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ class ShellRequest(WireModel):
     command: str = Field(min_length=1, max_length=MAX_COMMAND_CHARS)
     include_in_context: bool = True
     """False (`!!cmd`): kept in the transcript, never shown to the model."""
+    execution_id: str | None = Field(default=None, min_length=1, max_length=64)
+    """The id its events carry (the client's own, to tell its command from another client's); None: the
+    server makes one up."""
 
 
 class ShellResult(WireModel):
@@ -36,3 +41,5 @@ class ShellResult(WireModel):
     included_in_context: bool = True
     entry_id: str | None = None
     """The transcript entry that keeps it."""
+    execution_id: str | None = None
+    """The id its `shell_execution_*` events carried (None from a server without `shell-events`)."""

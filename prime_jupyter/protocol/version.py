@@ -35,6 +35,7 @@ __all__ = [
     "CAP_REASONING",
     "CAP_RUN",
     "CAP_SEED_MESSAGES",
+    "CAP_SHELL_EVENTS",
     "CAP_TOOL_INPUT_STREAMING",
     "CAP_TREE_EDITS",
     "CAP_UI_FRAMES",
@@ -47,7 +48,7 @@ __all__ = [
 ]
 
 PROTOCOL_VERSION = 1
-SCHEMA_REVISION = 6
+SCHEMA_REVISION = 7
 
 CAP_REASONING = "reasoning"
 """Thinking is forwarded as `reasoning-delta` frames and `reasoning` parts."""
@@ -74,6 +75,10 @@ CAP_TREE_EDITS = "tree-edits"
 """The `set_label` and `clone_session` commands (an older server refuses them as unknown commands)."""
 CAP_KERNEL_CONTROL = "kernel-control"
 """The `interrupt_kernel` and `restart_kernel` commands, on the session's kernel."""
+CAP_SHELL_EVENTS = "shell-events"
+"""The user's shell commands (`POST connection/shell`) stream: `shell_execution_start/output/end` session
+events on the events stream and `shell` chat frames, named by `ShellRequest.executionId` when the client
+gives one. Without it a client sees a command only when its request answers."""
 
 CAP_RUN = "run"
 """`POST connection/run`: attach, prompt and stream that run's events, in one request (an older server
@@ -92,6 +97,7 @@ CAPABILITIES: tuple[str, ...] = (
     CAP_TREE_EDITS,
     CAP_KERNEL_CONTROL,
     CAP_RUN,
+    CAP_SHELL_EVENTS,
 )
 """Everything this version of the server offers."""
 
@@ -102,6 +108,7 @@ REVISIONS: dict[int, str] = {
     4: "export (the command, chat/command and its result) has the format ipynb (capability-gated: export-ipynb)",
     5: "commands set_label, clone_session (capability tree-edits), interrupt_kernel, restart_kernel (kernel-control)",
     6: "POST connection/run: attach, prompt and the run's stream in one request (capability run)",
+    7: "shell chat frames, shell_execution_* session events and ShellRequest.executionId (capability shell-events)",
 }
 SCHEMA_FINGERPRINTS: dict[int, str] = {
     1: "c23c2796b12e",
@@ -110,6 +117,7 @@ SCHEMA_FINGERPRINTS: dict[int, str] = {
     4: "ac14123ed50f",
     5: "c7d5f3a83ef6",
     6: "e3a2a9dd86b6",
+    7: "730baf71606c",
 }
 """`schema.schema_fingerprint()` of each revision's exported schema."""
 

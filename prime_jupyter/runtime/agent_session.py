@@ -283,31 +283,25 @@ class AgentSession:
 
     # --- the user's shell commands (`!cmd`) -----------------------------------------------------
 
-    async def run_shell(self, command: str, include_in_context: bool = True) -> tuple[BashExecutionMessage, str]:
+    async def run_shell(
+        self, command: str, include_in_context: bool = True, execution_id: str | None = None
+    ) -> tuple[BashExecutionMessage, str]:
         """Run the user's `command` in the session's directory and append it, with its output, to the
         transcript (and the model's context unless `include_in_context` is False); `abort()` cancels it.
+        Its start, output and end are session events named by `execution_id` (`runtime.shell`).
         Returns the message and its entry id."""
         if self.is_running:
             raise BusyError("a run is going: wait for it to finish (or abort it) before running a command")
         if self._shell is not None:
             raise BusyError("a command is already running: wait for it, or abort it")
-        from prime_jupyter.tools.user_command import run_user_command  # `!cmd` only: not imported to start
+        from prime_jupyter.runtime.shell import ShellRun  # `!cmd` only: not imported to start
 
         controller = self._shell = AbortController()
         try:
-            run = await run_user_command(command, self.cwd, controller.signal)
+            run = ShellRun(command, include_in_context, execution_id, self.emit)
+            return await run.execute(self.cwd, controller.signal, self.manager.append_message)
         finally:
             self._shell = None
-        message = BashExecutionMessage(
-            command=command,
-            output=run.output,
-            exit_code=run.exit_code,
-            cancelled=run.cancelled,
-            truncated=run.truncated,
-            full_output_path=run.full_output_path,
-            exclude_from_context=not include_in_context,
-        )
-        return message, self.manager.append_message(message).id
 
     # --- model, thinking, name, compaction ------------------------------------------------------
 

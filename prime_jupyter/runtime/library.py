@@ -13,6 +13,7 @@ from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.runtime.views import session_summary
 from prime_jupyter.sessions.listing import delete_session, find_session, list_sessions, rename_session
 from prime_jupyter.sessions.manager import SessionManager
+from prime_jupyter.sessions.rows import session_row
 
 __all__ = [
     "SessionManager",
@@ -22,12 +23,18 @@ __all__ = [
     "open_manager",
     "rename_saved",
     "resolve_path",
+    "saved_rows",
 ]
 
 
 def list_summaries(directory: Path, cwd: str | None, live: dict[str, AgentSession]) -> list[SessionSummary]:
     """Saved sessions newest first (those of `cwd`, or all), marked running/idle when live here."""
     return [session_summary(info, live.get(info.id)) for info in list_sessions(directory, cwd)]
+
+
+def saved_rows(directory: Path, cwd: str | None) -> list[str]:
+    """One line per saved session (of `cwd`, or all with their folder), newest first: `sessions.rows`."""
+    return [session_row(info) + (f"  in {info.cwd}" if cwd is None else "") for info in list_sessions(directory, cwd)]
 
 
 def resolve_path(directory: Path, ref: str) -> Path:

@@ -184,8 +184,9 @@ def model_infos(registry: ModelRegistry) -> list[ModelInfo]:
     ]
 
 
-def shell_result(message: BashExecutionMessage, entry_id: str) -> ShellResult:
-    """What a user's shell command (`!cmd`) did, as its transcript entry `entry_id` holds it."""
+def shell_result(message: BashExecutionMessage, entry_id: str, execution_id: str | None = None) -> ShellResult:
+    """What a user's shell command (`!cmd`) did, as its transcript entry `entry_id` holds it (and the id its
+    events carried)."""
     from prime_jupyter.protocol.shell import ShellResult  # `!cmd` only: a headless run does not import it
 
     return ShellResult(
@@ -197,6 +198,7 @@ def shell_result(message: BashExecutionMessage, entry_id: str) -> ShellResult:
         full_output_path=message.full_output_path,
         included_in_context=not message.exclude_from_context,
         entry_id=entry_id,
+        execution_id=execution_id,
     )
 
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal as signals
-import time
-from collections.abc import Callable
 
 from pydantic import BaseModel, Field, JsonValue
 
@@ -16,6 +14,7 @@ from prime_jupyter.ai.types import TextContent
 from prime_jupyter.errors import ToolError
 from prime_jupyter.tools._output import OutputBuffer
 from prime_jupyter.tools._process import Completion, run_in_group
+from prime_jupyter.tools._throttle import Throttle
 from prime_jupyter.tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
 
 __all__ = ["UPDATE_INTERVAL", "BashParams", "make_bash_tool"]
@@ -54,9 +53,14 @@ def make_bash_tool(cwd: str) -> AgentTool[BashParams]:
         if not await asyncio.to_thread(os.path.isdir, workdir):
             raise ToolError(f"Working directory does not exist: {workdir}")
         output = OutputBuffer()
-        updates = _Throttle(lambda: on_update(_progress(output)), UPDATE_INTERVAL)
+        updates = Throttle(lambda: on_update(_progress(output)), UPDATE_INTERVAL)
+
+        def on_data(data: bytes) -> None:
+            output.append(data)
+            updates.poke()
+
         try:
-            done = await run_in_group(params.command, workdir, params.timeout, signal, updates.feed(output))
+            done = await run_in_group(params.command, workdir, params.timeout, signal, on_data)
         except OSError as exc:
             raise ToolError(f"Could not start bash: {exc}") from exc
         finally:
@@ -71,40 +75,6 @@ def make_bash_tool(cwd: str) -> AgentTool[BashParams]:
         parameters=BashParams,
         execute=execute,
     )
-
-
-class _Throttle:
-    """Calls `emit` on the event loop at most once per `interval`, after new output arrived."""
-
-    def __init__(self, emit: Callable[[], None], interval: float) -> None:
-        self._emit = emit
-        self._interval = interval
-        self._last = float("-inf")
-        self._pending: asyncio.TimerHandle | None = None
-        self._loop = asyncio.get_running_loop()
-
-    def feed(self, output: OutputBuffer) -> Callable[[bytes], None]:
-        def on_data(data: bytes) -> None:
-            output.append(data)
-            self._poke()
-
-        return on_data
-
-    def close(self) -> None:
-        """Send what is still pending now, and stop."""
-        if self._pending is not None:
-            self._pending.cancel()
-            self._fire()
-
-    def _poke(self) -> None:
-        if self._pending is None:
-            delay = max(0.0, self._last + self._interval - time.monotonic())
-            self._pending = self._loop.call_later(delay, self._fire)
-
-    def _fire(self) -> None:
-        self._pending = None
-        self._last = time.monotonic()
-        self._emit()
 
 
 def _progress(output: OutputBuffer) -> AgentToolResult:

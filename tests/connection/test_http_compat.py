@@ -24,12 +24,14 @@ from prime_jupyter.connection.http import HttpAgentConnection, ServerEndpoint
 from prime_jupyter.connection.types import AgentConnectionUnsupportedError, SessionReplaced
 from prime_jupyter.errors import PrimeError
 from prime_jupyter.protocol.events import AgentEnd, AgentStart
+from prime_jupyter.protocol.framing import SseDecoder
 from prime_jupyter.protocol.requests import SeedMessage
 from prime_jupyter.protocol.version import (
     CAP_CONNECTION,
     CAP_EXPORT_IPYNB,
     CAP_KERNEL_CONTROL,
     CAP_SEED_MESSAGES,
+    CAP_SHELL_EVENTS,
     CAP_TREE_EDITS,
     CAPABILITIES,
     PROTOCOL_VERSION,
@@ -58,6 +60,8 @@ class OtherServer:
             snapshot = {"state": self.state("old-1"), "cursor": 100}
             return {"version": "0.0.9", "protocolVersion": self.protocol_version, "schemaRevision": 1,
                     "capabilities": self.capabilities, "snapshot": snapshot}  # fmt: skip
+        if path.endswith("shell"):  # a server before `shell-events`: no id, no events, the answer at the end
+            return {"command": body["command"], "output": "old", "exitCode": 0}
         if path.endswith("wait"):
             return {"state": self.state("old-1"), "cursor": self.last_seq}
         if body["command"]["type"] == "new_session":
@@ -217,3 +221,44 @@ async def test_labels_clones_and_kernel_control_are_refused_locally_when_the_ser
         assert not [body for _, path, body in server.requests if path.endswith("command")]
     finally:
         await conn.dispose()
+
+
+@pytest.mark.asyncio
+async def test_a_shell_command_on_a_server_without_shell_events_answers_at_its_end(
+    other: tuple[OtherServer, ServerEndpoint],
+) -> None:
+    server, endpoint = other
+    server.capabilities = [c for c in CAPABILITIES if c != CAP_SHELL_EVENTS]
+    conn = await HttpAgentConnection.connect(endpoint)
+    try:
+        result = await conn.run_shell("ls", True, "mine")
+        assert result.output == "old" and result.exit_code == 0 and result.execution_id is None
+        sent = [body for _, path, body in server.requests if path.endswith("shell")]
+        assert sent == [{"sessionId": "old-1", "command": "ls", "includeInContext": True, "executionId": "mine"}]
+    finally:
+        await conn.dispose()
+
+
+@pytest.mark.asyncio
+async def test_an_older_clients_shell_command_gets_an_id_and_its_events_on_the_stream(jupyter: JupyterProcess) -> None:
+    api = jupyter.endpoint.url + "prime/api/connection/"
+    async with httpx.AsyncClient(headers={"Authorization": f"token {TOKEN}"}, timeout=30) as client:
+        attached = (await client.post(api + "attach", json={"clientProtocolVersion": PROTOCOL_VERSION})).json()
+        session_id, cursor = attached["snapshot"]["state"]["sessionId"], attached["snapshot"]["cursor"]
+        ran = await client.post(api + "shell", json={"sessionId": session_id, "command": "echo old-client"})
+        assert ran.status_code == 200 and ran.json()["output"] == "old-client"
+        execution_id = ran.json()["executionId"]
+        events: list[dict[str, Any]] = []
+        decoder = SseDecoder()
+        params = {"sessionId": session_id, "cursor": str(cursor)}
+        async with client.stream("GET", api + "events", params=params) as stream:
+            async for chunk in stream.aiter_bytes():
+                for message in decoder.feed(chunk):
+                    data = json.loads(message.data)
+                    if data["type"] == "session_event":
+                        events.append(data["event"])
+                if any(e["type"] == "shell_execution_end" for e in events):
+                    break
+    shell = [e for e in events if e["type"].startswith("shell_execution")]
+    assert [e["type"] for e in shell] == ["shell_execution_start", "shell_execution_output", "shell_execution_end"]
+    assert {e["executionId"] for e in shell} == {execution_id} and shell[1]["chunk"] == "old-client\n"

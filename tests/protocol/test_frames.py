@@ -24,6 +24,7 @@ from prime_jupyter.protocol.frames import (
     ResyncRequiredFrame,
     RetryFrame,
     SessionInfoFrame,
+    ShellFrame,
     StartFrame,
     StatusFrame,
     TextDeltaFrame,
@@ -60,6 +61,9 @@ EXAMPLES: list[ChatFrame] = [
     RetryFrame(phase="start", attempt=1, max_attempts=3, delay_ms=100, error_message="529"),
     CompactionFrame(phase="end", reason="threshold", aborted=False, will_retry=False, summary="s", tokens_before=9),
     QueueFrame(steering=["a"], follow_up=["b"]),
+    ShellFrame(phase="start", execution_id="x1", command="pip install pandas", include_in_context=True),
+    ShellFrame(phase="output", execution_id="x1", chunk="Collecting pandas\n", skipped=3),
+    ShellFrame(phase="end", execution_id="x1", command="ls", output="a", exit_code=0, cancelled=False, entry_id="e2"),
     QuestionFrame(
         id="q1",
         kind="select",

@@ -38,6 +38,9 @@ from prime_jupyter.protocol.events import (
     ModelChanged,
     QueueUpdate,
     SessionInfoChanged,
+    ShellExecutionEnd,
+    ShellExecutionOutput,
+    ShellExecutionStart,
     ThinkingLevelChanged,
     ToolExecutionEnd,
     ToolExecutionStart,
@@ -57,6 +60,7 @@ from prime_jupyter.protocol.frames import (
     ReasoningDeltaFrame,
     RetryFrame,
     SessionInfoFrame,
+    ShellFrame,
     StartFrame,
     TextDeltaFrame,
     ThinkingLevelFrame,
@@ -331,6 +335,29 @@ def test_queue_session_model_and_thinking_events() -> None:
         SessionInfoFrame(name="analysis"),
         ModelFrame(provider="anthropic", id="claude", context_window=100_000),
         ThinkingLevelFrame(level="high"),
+    ]
+
+
+def test_shell_execution_events_map_to_shell_frames() -> None:
+    frames = run_frames(
+        mapper(),
+        ShellExecutionStart("x1", "pytest", include_in_context=False),
+        ShellExecutionOutput("x1", "collected 3 items\n", skipped=10),
+        ShellExecutionEnd("x1", "pytest", "3 passed", exit_code=None, cancelled=True, entry_id="e4"),
+    )
+    assert frames == [
+        ShellFrame(phase="start", execution_id="x1", command="pytest", include_in_context=False),
+        ShellFrame(phase="output", execution_id="x1", chunk="collected 3 items\n", skipped=10),
+        ShellFrame(
+            phase="end",
+            execution_id="x1",
+            command="pytest",
+            output="3 passed",
+            cancelled=True,
+            truncated=False,
+            include_in_context=True,
+            entry_id="e4",
+        ),
     ]
 
 

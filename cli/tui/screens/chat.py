@@ -5,13 +5,15 @@ paint, and prompts sent meanwhile wait for it. Connection events arrive through 
 queue that one worker drains in order (a burst of streamed deltas is drawn once); the feed draws them,
 the footer is refreshed from `get_state()` when a run or the model changes, and questions open the
 question dialog (one at a time, closed here when they are settled anywhere). `!cmd` and `!!cmd` run a
-shell command through the connection and show it as a card of the app's own (`ShellCard`).
+shell command through the connection; its card (`ShellCard`) runs live from the session's shell events, as
+another client's command does (`shell_events.py`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -48,6 +50,7 @@ from ..external_editor import edit_externally
 from ..feed import Feed
 from ..files import attach_files
 from ..git_branch import git_branch
+from ..shell_events import is_shell_event, show_shell_event
 from ..widgets.command_menu import CommandMenu
 from ..widgets.conversation import Conversation
 from ..widgets.editor import PromptEditor
@@ -133,7 +136,6 @@ class ChatScreen(Screen[None]):
         self._expanded = False
         self._link = "connected"
         self._unsubscribe: Callable[[], None] | None = None
-        self._shell: ShellCard | None = None
         """The card of the shell command running now (Esc cancels it)."""
         self._branch: str | None = None
         """The git branch of the session's directory, read again when a run or a command ends."""
@@ -215,6 +217,8 @@ class ChatScreen(Screen[None]):
             deadline = time.monotonic() + _FOLD_BUDGET_S
             while True:
                 if isinstance(item, SessionEventReceived):
+                    if is_shell_event(item.event):
+                        await show_shell_event(self.conversation, item.event)
                     self.feed.apply((item.event,))
                     self._kernel_stale |= item.event.type in _KERNEL_EVENTS
                 else:
@@ -391,14 +395,13 @@ class ChatScreen(Screen[None]):
             self.notify("Still connecting to the session…", severity="warning")
             self.editor.set_prompt(("!" if include_in_context else "!!") + command)
             return
-        card = self._shell = ShellCard(command, include_in_context)
+        card = ShellCard(command, include_in_context, uuid.uuid4().hex[:12])
         await self.conversation.add_shell(card)
         try:
-            card.finish(await self.connection.run_shell(command, include_in_context))
+            card.finish(await self.connection.run_shell(command, include_in_context, card.execution_id))
         except (PrimeError, ValueError) as exc:
             card.fail(f"Not run: {exc}")
         finally:
-            self._shell = None
             self._read_branch()  # the command may have switched it
 
     @work(group="command")
@@ -412,7 +415,7 @@ class ChatScreen(Screen[None]):
         if self.menu.display:
             self.menu.display = False
             self.editor.menu_open = False
-        elif (self.feed.running or self._shell is not None) and self.connection is not None:
+        elif (self.feed.running or any(c.running for c in self.conversation.shells)) and self.connection is not None:
             self._abort()
         elif not self.editor.text and self.connection is not None:
             if self._escaped:

@@ -37,9 +37,10 @@ class DialogResult:
 
 
 def time_left(seconds: float) -> str:
-    """`42 s left`, and in whole minutes past two (`5 min left`): the dialog's countdown."""
+    """`42 s left`, and in minutes past two (`5 min left`): the dialog's countdown. Minutes are rounded to
+    the nearest (121 s is "2 min left", not 3; a ten-minute question starts at "10 min left")."""
     if seconds > 120:
-        return f"{math.ceil(seconds / 60)} min left"
+        return f"{math.floor(seconds / 60 + 0.5)} min left"
     return f"{max(0, math.ceil(seconds))} s left"
 
 

@@ -42,7 +42,8 @@ class Conversation(VerticalScroll):
         self.messages: dict[str, UserMessageView | AssistantMessageView] = {}
         self.notices: dict[str, Notice] = {}
         self.shells: list[ShellCard] = []
-        """The user's shell commands run here (`!cmd`), in order: the app's own, not the session's."""
+        """The user's shell commands watched here (`!cmd`: this app's and other clients'), in order; not part of
+        the session's view fold (`shell_events.py`)."""
         self.can_focus = False
         self.scrolled_up = False
         """The user scrolled away from the bottom (Textual released the anchor)."""

@@ -3,6 +3,7 @@
 The command runs in the session's directory, which must lie inside the server's root (unless the
 server allows more, as for every `cwd`); its output is bounded as the `bash` tool's is, and it is kept in
 the session's transcript. The answer comes when the command ends; an abort of the session cancels it.
+Meanwhile its `shell_execution_*` events reach every client on the events stream (capability `shell-events`).
 """
 
 from __future__ import annotations
@@ -28,4 +29,5 @@ class ConnectionShellHandler(PrimeHandler):
         live = await self.bridge.get(request.session_id)
         cwd = live.connection.session.cwd
         await asyncio.to_thread(confine, Path(cwd), self.bridge.config.confined_to, "cwd", cwd)
-        self.reply(await live.connection.run_shell(request.command, request.include_in_context))
+        result = await live.connection.run_shell(request.command, request.include_in_context, request.execution_id)
+        self.reply(result)

@@ -145,4 +145,9 @@ async def test_the_dialog_rings_counts_down_and_closes_when_the_time_is_up(
 
 def test_the_time_left_reads_in_seconds_then_minutes() -> None:
     assert time_left(42.2) == "43 s left" and time_left(0.4) == "1 s left" and time_left(-3) == "0 s left"
-    assert time_left(120) == "120 s left" and time_left(121) == "3 min left" and time_left(599.5) == "10 min left"
+    assert time_left(120) == "120 s left" and time_left(180) == "3 min left" and time_left(599.5) == "10 min left"
+
+
+def test_the_minutes_left_are_rounded_to_the_nearest_not_up() -> None:
+    """Regression: 121 s read "3 min left" (the minutes were rounded up)."""
+    assert time_left(121) == "2 min left" and time_left(149) == "2 min left" and time_left(151) == "3 min left"
