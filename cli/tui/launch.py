@@ -18,9 +18,11 @@ takes keys while it loads:
   the session is open and drawn, since its model says which SDK (and so as not to take the GIL from
   the drawing of a long session). On the loop it blocked the first prompt:
   the loop stalled 3.7 s at the first Enter, keys included (`bench_tui.py`, before this). Prompts sent
-  meanwhile wait for it without blocking the loop (`_AfterImport`); nothing typed is lost. Its objects
-  are frozen out of the collector once it is done (`gc_policy.modules_loaded()`), or every full
-  collection of the first answer walks them (see `gc_policy` for what such passes cost).
+  meanwhile wait for it without blocking the loop (`_AfterImport`); nothing typed is lost. The
+  collector is paused while it imports and its objects are frozen once it is done
+  (`gc_policy.bulk_load()`): with the collector on, full passes over the modules being imported held
+  the GIL, and so the loop, 15-94 ms at a time just before the first answer streamed
+  (`bench_tui.py`'s stream case); after it, every full collection of the first answer would walk them.
 
 Threads help here although imports hold the GIL: the loop only needs it in short turns (a key, a
 frame), and gets it back at the interpreter's forced switches (every 5 ms). Keys typed during these
@@ -122,9 +124,12 @@ class _AfterImport:
         if self._imported is None:
             from prime_jupyter import gc_policy
 
-            load = self._connection.import_provider_sdk
+            def load() -> None:
+                with gc_policy.bulk_load():
+                    self._connection.import_provider_sdk()
+                gc_policy.modules_loaded()
+
             self._imported = asyncio.get_running_loop().run_in_executor(None, load)
-            self._imported.add_done_callback(lambda _: gc_policy.modules_loaded())
         return self._imported
 
     def _start_import(self) -> None:

@@ -12,7 +12,7 @@ app's own (`ShellCard`).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from textual import work
@@ -191,9 +191,10 @@ class ChatScreen(Screen[None]):
         except MountError:
             return  # the app quit while a widget was being mounted: its DOM is going away
 
-    def _fold(self, event: SessionEvent) -> None:
-        self.feed.apply((event,))
-        self._status.saw(event.type)
+    def _fold(self, events: Sequence[SessionEvent]) -> None:
+        self.feed.apply(events)
+        for event in events:
+            self._status.saw(event.type)
 
     async def _draw(self) -> None:
         await self.feed.render()
