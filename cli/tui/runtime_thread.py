@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import threading
+import time
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
@@ -29,6 +30,13 @@ from prime_jupyter.connection.types import ConnectionEvent, ConnectionListener
 __all__ = ["RuntimeThread", "ThreadedConnection", "on_thread"]
 
 T = TypeVar("T")
+
+_BACKLOG = 256
+_BACK_OFF_S = 0.002
+"""While more than `_BACKLOG` events wait for the app's loop to take them, the session's thread sleeps
+this long after each further one: the app is busy (drawing, folding), and sharing the GIL with the
+session, every piece of its work took twice as long, keys included. Sleeping, the thread gives the GIL
+up until the app has caught up (the provider's socket holds what streams meanwhile)."""
 
 
 class RuntimeThread:
@@ -100,9 +108,11 @@ class ThreadedConnection:
         def forward(event: ConnectionEvent) -> None:  # on the session's loop
             with lock:
                 pending.append(event)
-                first = len(pending) == 1
-            if first:
+                waiting = len(pending)
+            if waiting == 1:
                 self._app_loop.call_soon_threadsafe(hand_over)
+            elif waiting > _BACKLOG:
+                time.sleep(_BACK_OFF_S)  # the app is behind: let it have the GIL
 
         return self._connection.subscribe(forward)
 
