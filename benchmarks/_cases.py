@@ -87,15 +87,19 @@ def launch_s(run: ChildRun, taps: TapTimes) -> float:
     return taps.ends[0] - run.spawned_at
 
 
-def turn_gaps_ms(run: ChildRun, taps: TapTimes) -> list[float]:
-    """For each turn k: request k+1 received - response k's last byte sent - turn k's tool time."""
+def turn_gaps_ms(run: ChildRun, taps: TapTimes, *, to_first_byte: bool = False) -> list[float]:
+    """For each turn k: request k+1 received - response k's last byte sent - turn k's tool time.
+
+    `to_first_byte`: to the first byte of request k+1 instead of its last (the agent's own work, without
+    the request's transfer, which the reader at the tap paces as much as the sender)."""
     spans = tool_spans(run)
+    arrivals = taps.starts if to_first_byte else taps.ends
     gaps: list[float] = []
     for k in range(len(taps.ends) - 1):
         response_end = taps.response_ends[k]
         if response_end is not None:
             tool = spans[k] if k < len(spans) else 0.0
-            gaps.append((taps.ends[k + 1] - response_end - tool) * 1000)
+            gaps.append((arrivals[k + 1] - response_end - tool) * 1000)
     return gaps
 
 

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .args import build_parser
+from .args import build_parser, wants_app
 
 if TYPE_CHECKING:
     from prime_jupyter.ai.types import ImageContent
@@ -23,22 +23,20 @@ __all__ = ["main"]
 
 
 def main(argv: list[str] | None = None) -> int:
+    words = sys.argv[1:] if argv is None else argv
+    if words[:1] == ["attach"]:  # `jupyter prime attach ...`: a session in a running Jupyter server
+        from .attach import main as attach_main  # its own GC policy: `-p` imports only the standard library
+
+        return attach_main(words[1:])
     from prime_jupyter import gc_policy
 
     gc_policy.start_up()  # collection comes back, start-up's objects frozen, once the first answer streams
-    words = sys.argv[1:] if argv is None else argv
-    if words[:1] == ["attach"]:  # `jupyter prime attach ...`: a session in a running Jupyter server
-        from .attach import main as attach_main
-
-        return attach_main(words[1:])
     if words[:1] == ["sessions"]:  # `jupyter prime sessions [--all] [--json]`: the saved sessions
         from .sessions import main as sessions_main
 
         return sessions_main(words[1:])
     parser = build_parser()
     args = parser.parse_args(argv)  # --help and --version exit here, before any of what follows is imported
-    from .tui.launch import wants_app
-
     if wants_app(args.print, args.mode):  # a terminal and no -p: the interactive app
         from .tui.launch import run_local
 

@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from prime_jupyter._version import __version__
 
-__all__ = ["build_parser"]
+__all__ = ["build_parser", "wants_app"]
+
+
+def wants_app(print_mode: bool, mode: str) -> bool:
+    """True when `jupyter prime` should open the interactive app rather than print an answer: no `-p`, no
+    `--mode json`, standard input and output both terminals. Decided here, before the app's launcher (and
+    with it the terminal app's modules) is imported: a `-p` run never imports them."""
+    if print_mode or mode != "text":
+        return False
+    return sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty()
 
 
 def build_parser() -> argparse.ArgumentParser:

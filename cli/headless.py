@@ -40,8 +40,12 @@ INTERRUPTED = "interrupted (Ctrl+C): the run was stopped"
 
 
 class _JsonWriter:
-    """Writes one line per event and flushes once per event-loop pass, so bursts of deltas share a flush
-    (the caller flushes lifecycle events at once).
+    """Collects one line per event and writes them out once per event-loop pass, so bursts of deltas
+    share one write (the caller flushes lifecycle events at once, with the deltas before them).
+
+    The lines are joined here, not left to the stream's buffer: with `PYTHONUNBUFFERED` set (common in
+    containers, and in the benchmark's environment) every `write` on stdout is a `write(2)` of its own,
+    and a tool-calling turn emits about 17 lines, 9 of them deltas.
 
     When the reader of stdout goes away (`jupyter prime --mode json ... | head`), the writer says so
     once (`on_gone`, which stops the run) and writes nothing more; stdout then points at /dev/null, so
@@ -50,17 +54,14 @@ class _JsonWriter:
     def __init__(self, out: TextIO, on_gone: Callable[[], None]) -> None:
         self._out = out
         self._on_gone = on_gone
+        self._pending: list[str] = []
         self._flush_scheduled = False
         self.gone = False
 
     def line(self, text: str) -> None:
         if self.gone:
             return
-        try:
-            self._out.write(text + "\n")
-        except BrokenPipeError:
-            self._went()
-            return
+        self._pending.append(text)
         if not self._flush_scheduled:
             self._flush_scheduled = True
             asyncio.get_running_loop().call_soon(self._flush)
@@ -68,7 +69,10 @@ class _JsonWriter:
     def flush(self) -> None:
         if self.gone:
             return
+        pending, self._pending = self._pending, []
         try:
+            if pending:
+                self._out.write("\n".join(pending) + "\n")
             self._out.flush()
         except BrokenPipeError:
             self._went()

@@ -8,7 +8,8 @@ know, and say which moment has come:
   transcript of a million objects), so collecting then is wasted work: collection is off.
 - `start_up_done()`: the first answer streams; what start-up built lives as long as the process, so
   it is frozen (`gc.freeze()`: moved to the permanent generation, never scanned again) and
-  collection comes back.
+  collection comes back. The turns begin, so the C heap starts keeping the large blocks they free
+  for the next turn (`heap_policy`).
 - `modules_loaded()` (the server, after start-up and after a run that imported a provider SDK): a
   full (generation 2) pass walks every tracked object, and a Jupyter server with this extension holds
   about 300,000 after start-up; a full pass over those took 100-370 ms here, stalling every stream of
@@ -40,6 +41,8 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from prime_jupyter import heap_policy
+
 __all__ = ["bulk_load", "modules_loaded", "start_up", "start_up_done"]
 
 log = logging.getLogger(__name__)
@@ -60,6 +63,7 @@ def start_up_done() -> bool:
         return False
     gc.freeze()
     gc.enable()
+    heap_policy.reuse_freed_blocks()
     return True
 
 

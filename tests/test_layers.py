@@ -34,6 +34,7 @@ ALLOWED: dict[str, set[str]] = {
 # The in-process connection is the one connection module that builds sessions: it may use the runtime,
 # and the kernel seam's types (a notebook passes its own kernel launcher).
 IN_PROCESS = "prime_jupyter/connection/in_process.py"
+IN_PROCESS_FILES = {IN_PROCESS, "prime_jupyter/connection/_replacement.py"}
 IN_PROCESS_EXTRA = {"runtime", "kernel"}
 # What the CLI may use of `ai`: the content types the seam's signatures use, and the JSON text helpers
 # that write what the transcript holds.
@@ -48,7 +49,7 @@ FOREIGN_FORBIDDEN = {
     "runtime": {"tornado", "jupyter_server", "textual"},
     "cli": {"jupyter_server", "tornado", "IPython"},
 }
-HOSTS_ONLY = {"gc_policy": {"cli", "server"}}
+HOSTS_ONLY = {"gc_policy": {"cli", "server"}, "heap_policy": {"cli", "server"}}
 """Top-level modules only the hosts may import: process-wide policy is theirs to choose."""
 CYCLES_ALLOWED: set[frozenset[str]] = set()
 """Import cycles (module-level imports) tolerated for now: none."""
@@ -145,7 +146,7 @@ def _check(rel: str, layer: str, module: str) -> Iterator[str]:
         return
     if target == layer or target in BASE or (layer == "cli" and target == "cli"):
         return
-    allowed = ALLOWED[layer] | (IN_PROCESS_EXTRA if rel == IN_PROCESS else set())
+    allowed = ALLOWED[layer] | (IN_PROCESS_EXTRA if rel in IN_PROCESS_FILES else set())
     if target not in allowed and not (layer == "cli" and module in CLI_AI_MODULES):
         yield f"{layer} imports {module}"
     if _is_private(module):

@@ -45,6 +45,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from ..args import wants_app  # decided before this module is imported; named here too for its callers
+
 if TYPE_CHECKING:
     from textual.app import App
 
@@ -57,13 +59,6 @@ if TYPE_CHECKING:
     from .connect import Connector
 
 __all__ = ["LocalStart", "cwd_label", "run_app", "run_attached", "run_local", "wants_app"]
-
-
-def wants_app(print_mode: bool, mode: str) -> bool:
-    """True when `jupyter prime` should open the interactive app rather than print an answer."""
-    if print_mode or mode != "text":
-        return False
-    return sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty()
 
 
 def cwd_label(cwd: Path) -> str:

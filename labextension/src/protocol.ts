@@ -49,6 +49,10 @@ export type PrimeJupyterWireProtocol =
   | AttachRequest
   | AttachResponse
   | CommandRequest
+  | RunEndedMessage
+  | RunOutbound
+  | RunRequest
+  | RunStartedMessage
   | WaitRequest
   | WaitResult;
 export type ChatFrame =
@@ -123,6 +127,7 @@ export type ConnectionOutbound =
   | WidgetFrame
   | ResyncRequiredFrame;
 export type KernelState = 'stopped' | 'starting' | 'idle' | 'busy' | 'dead';
+export type RunOutbound = RunStartedMessage | SessionEventMessage | RunEndedMessage;
 
 export interface StartFrame {
   type: 'start';
@@ -1052,6 +1057,43 @@ export interface CommandRequest {
     | CloneSessionCommand
     | InterruptKernelCommand
     | RestartKernelCommand;
+}
+/**
+ * The last message of a `run` stream: the session is idle; `cursor` is its newest event.
+ */
+export interface RunEndedMessage {
+  type: 'run_ended';
+  cursor: number;
+}
+/**
+ * The first message of a `run` stream: the server, and the session the run started in (`header`
+ * is its transcript's header line); the session events after `cursor` are this run's.
+ */
+export interface RunStartedMessage {
+  type: 'run_started';
+  version: string;
+  protocolVersion: number;
+  schemaRevision: number;
+  capabilities: string[];
+  sessionId: string;
+  header?: {
+    [k: string]: JsonValue | undefined;
+  };
+  cursor: number;
+}
+/**
+ * `POST run`: `message` (with `images`) as a prompt in the session `attach` would attach to. `model`
+ * and `thinkingLevel` apply to a session this request creates, and are switched to on an existing one.
+ */
+export interface RunRequest {
+  sessionId?: string | null;
+  cwd?: string | null;
+  model?: ModelRef | null;
+  thinkingLevel?: string | null;
+  message: string;
+  images?: ImageContent[];
+  clientProtocolVersion: number;
+  clientSchemaRevision?: number;
 }
 export interface WaitRequest {
   sessionId: string;

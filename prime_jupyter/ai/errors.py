@@ -1,13 +1,18 @@
 """Turning provider failures into something the loop can act on: retry, compact, or report.
 
-Works by duck typing on the SDKs' exceptions (`status_code`, `response.headers`, `body`) so this module
-never imports a provider SDK.
+The providers' transport (`providers._http`) raises the exceptions defined here, and only inside a
+provider: `stream()` turns them into error events (design.md D2), so they are not part of the one
+exception tree of `prime_jupyter.errors`.
+
+    Exception
+    ├── ProviderStatusError      the provider answered with an error status
+    ├── ProviderConnectionError  no answer: no connection, one that broke off, or a timeout
+    └── NotAnEventStream         JSON where an event stream was asked for
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 from dataclasses import dataclass
 
@@ -15,7 +20,9 @@ __all__ = [
     "Failure",
     "KeyHint",
     "NotAnEventStream",
+    "ProviderConnectionError",
     "ProviderHints",
+    "ProviderStatusError",
     "classify_exception",
     "classify_status",
     "did_you_mean",
@@ -33,23 +40,44 @@ _TRANSIENT_TEXT = re.compile(
     r"|connection|timed? ?out|terminated|incomplete chunked|peer closed|stream",
     re.IGNORECASE,
 )
-_TRANSIENT_TYPES = {
-    "APIConnectionError",
-    "APITimeoutError",
-    "ConnectError",
-    "ReadError",
-    "ReadTimeout",
-    "RemoteProtocolError",
-    "WriteError",
-    "ConnectTimeout",
-    "PoolTimeout",
-    "IncompleteRead",
-}
 
 
 class NotAnEventStream(Exception):
     """The server answered a streaming request with something else (a server or proxy without streaming,
     or an error it reports with status 200). Retrying would get the same answer."""
+
+
+class ProviderStatusError(Exception):
+    """The provider answered with a status of 400 or more: what it said, for the retry policy and the user.
+
+    `message` is the API's own error message (else the body's text, else the status's name);
+    `error_type` the API's error type (`rate_limit_error`, `insufficient_quota`), when it names one."""
+
+    def __init__(
+        self,
+        status_code: int,
+        message: str,
+        *,
+        error_type: str | None = None,
+        retry_after: str | None = None,
+        request_id: str | None = None,
+    ) -> None:
+        super().__init__(f"{status_code} {message}")
+        self.status_code = status_code
+        self.message = message
+        self.error_type = error_type
+        self.retry_after = retry_after
+        self.request_id = request_id
+
+
+class ProviderConnectionError(Exception):
+    """No (whole) answer: the provider could not be reached, its connection broke off, or it stayed silent
+    for the timeout. Worth retrying. `url` is without user, password or query."""
+
+    def __init__(self, message: str, url: str, *, timed_out: bool = False) -> None:
+        super().__init__(message)
+        self.url = url
+        self.timed_out = timed_out
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,59 +165,14 @@ def classify_status(status: int, message: str, retry_after: str | None = None) -
 
 
 def classify_exception(exc: BaseException) -> Failure:
+    if isinstance(exc, ProviderStatusError):
+        return classify_status(exc.status_code, exc.message, exc.retry_after)
+    if isinstance(exc, ProviderConnectionError):
+        return Failure(message=str(exc), retryable=True)
     if isinstance(exc, NotAnEventStream):
         return Failure(message=str(exc), retryable=False)
-    status = getattr(exc, "status_code", None)
-    message = _message(exc)
-    if isinstance(status, int):
-        response = getattr(exc, "response", None)
-        headers = getattr(response, "headers", None)
-        retry_after = headers.get("retry-after") if headers is not None else None
-        return classify_status(status, message, retry_after)
-    causes = _chain(exc)
-    chain = [type(e).__name__ for e in causes]
-    transient = any(name in _TRANSIENT_TYPES for name in chain) or bool(_TRANSIENT_TEXT.search(message))
-    if chain[0] in ("APIConnectionError", "APITimeoutError"):
-        message = _unreachable(exc, causes[-1], timed_out=chain[0] == "APITimeoutError")
-    return Failure(message=message or type(exc).__name__, retryable=transient)
-
-
-def _unreachable(exc: BaseException, root: BaseException, *, timed_out: bool) -> str:
-    """'cannot reach <url>: <why>' instead of the SDKs' bare 'Connection error.' (the URL without any
-    user:password or query, which could hold a key)."""
-    where = "the provider"
-    try:
-        url = exc.request.url  # type: ignore[attr-defined]
-        host = f"[{url.host}]" if ":" in url.host else url.host
-        where = f"{url.scheme}://{host}{f':{url.port}' if url.port else ''}{url.path}"
-    except Exception:  # no request recorded: say less rather than fail
-        pass
-    if isinstance(root, OSError) and root.errno:  # decided by the root cause: an SDK may call a refusal a timeout
-        # "Connection refused" rather than "[Errno 111] Connect call failed (...)"; a DNS failure's errno
-        # is negative, and its strerror says it ("Name or service not known")
-        return f"cannot reach {where}: {os.strerror(root.errno) if root.errno > 0 else root.strerror}"
-    if timed_out:
-        return f"the request to {where} timed out"
-    why = str(root).strip() if root is not exc else ""
-    return f"cannot reach {where}: {why}" if why else f"cannot reach {where}"
-
-
-def _message(exc: BaseException) -> str:
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
-            return str(inner["message"])
-    return str(exc) or type(exc).__name__
-
-
-def _chain(exc: BaseException) -> list[BaseException]:
-    seen: list[BaseException] = []
-    current: BaseException | None = exc
-    while current is not None and current not in seen:
-        seen.append(current)
-        current = current.__cause__ or current.__context__
-    return seen
+    message = str(exc) or type(exc).__name__
+    return Failure(message=message, retryable=bool(_TRANSIENT_TEXT.search(message)))
 
 
 def _parse_retry_after(value: str | None) -> float | None:

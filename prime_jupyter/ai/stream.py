@@ -1,8 +1,8 @@
 """`stream()`: one entry point for every provider, returning an `AssistantMessageEventStream`.
 
 A provider is a coroutine that drives an `Emitter`; it runs as its own task, so an abort can cancel
-it wherever it waits (connecting, a slow first byte, between chunks) and the SDK's stream is closed
-by the cancellation. Whatever happens, the consumer sees `start` (once the response began) and exactly
+it wherever it waits (connecting, a slow first byte, between chunks) and its connection is closed by
+the cancellation. Whatever happens, the consumer sees `start` (once the response began) and exactly
 one terminal `done` or `error`: failures are events, never exceptions (design.md D2).
 
 A consumer that passes `on_event` gets every event before the terminal one through that callback, in
@@ -39,18 +39,16 @@ from prime_jupyter.ai.events import (
 )
 from prime_jupyter.ai.models import Model, ThinkingLevel
 from prime_jupyter.ai.partial_json import PartialJson
-from prime_jupyter.ai.providers._http import HttpBackend, check_backend, close_clients
+from prime_jupyter.ai.providers._http import close_clients
 from prime_jupyter.ai.types import AssistantMessage, Context, TextContent, ThinkingContent, ToolCall
 from prime_jupyter.ai.usage import apply_cost
 
 __all__ = [
     "AssistantMessageEventStream",
     "Emitter",
-    "HttpBackend",
     "StreamOptions",
     "close_http_clients",
     "import_provider",
-    "resolve_http_backend",
     "stream",
 ]
 
@@ -68,8 +66,7 @@ class StreamOptions:
     session_id: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
     timeout_s: float = 600.0
-    http_backend: HttpBackend = "httpx"
-    """The HTTP stack under the SDK (`providers._http`): the hosts that run turns choose aiohttp."""
+    """Seconds to wait for a connection, for the answer, and for each next piece of it."""
     hints: ProviderHints | None = None
     """Where the key came from and the provider's known models, for a refused key's or an unknown
     model's error message (`errors.explain`)."""
@@ -82,7 +79,6 @@ _PROVIDERS = {
     "openai-completions": "prime_jupyter.ai.providers.openai_completions",
     "openai-responses": "prime_jupyter.ai.providers.openai_responses",
 }
-_SDKS = {"anthropic-messages": "anthropic", "openai-completions": "openai", "openai-responses": "openai"}
 
 
 class Emitter:
@@ -308,21 +304,13 @@ def stream(
 
 
 def import_provider(api: str) -> None:
-    """Import the provider of `api` and its SDK (with the SDK's HTTP stacks) now, as its first stream
-    would (a second or more: `anthropic` alone is about 1.2 s here). Blocking, from any thread: for a host
+    """Import the provider of `api` now, as its first stream would. Blocking, from any thread: for a host
     that would rather do it in the background while its user types than on its event loop at the first
     prompt."""
     importlib.import_module(_PROVIDERS[api])
-    importlib.import_module(_SDKS[api])
-
-
-def resolve_http_backend(choice: str) -> HttpBackend:
-    """The HTTP stack for a setting of "auto", "httpx" or "aiohttp" ("auto": aiohttp when installed);
-    raises `ValueError` naming what to install or write instead."""
-    return check_backend(choice)
 
 
 async def close_http_clients() -> None:
-    """Close the provider clients (their connection pools) of the running event loop: what a host does
-    when the last session of that loop is gone, so aiohttp does not complain at exit."""
+    """Close the providers' kept-alive connections of the running event loop: what a host does when the
+    last session of that loop is gone."""
     await close_clients()

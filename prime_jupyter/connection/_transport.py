@@ -1,61 +1,26 @@
 """`HttpTransport`: requests to a Jupyter server, over TCP or a Unix socket, with its token.
 
-Errors come back as the exception tree of `prime_jupyter.errors`: a route's `ErrorBody` by its
-reason (busy → `BusyError`, not-found → `SessionNotFoundError`, unknown-model → `ModelNotFoundError`,
-no-api-key → `ConfigError`, anything else → `PrimeError` with the server's message); a server that
-cannot be reached, refuses the token, or lacks the route, as a `PrimeError` that says so.
+Errors come back as the exception tree of `prime_jupyter.errors` (`_endpoint.refusal`): a route's
+`ErrorBody` by its reason (busy → `BusyError`, not-found → `SessionNotFoundError`, unknown-model →
+`ModelNotFoundError`, no-api-key → `ConfigError`, anything else → `PrimeError` with the server's
+message); a server that cannot be reached, refuses the token, or lacks the route, as a `PrimeError` that says so.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import TypeVar
 
 import httpx
-from pydantic import BaseModel, JsonValue, ValidationError
+from pydantic import BaseModel, JsonValue
 
-from prime_jupyter.errors import (
-    BusyError,
-    ConfigError,
-    ModelNotFoundError,
-    PrimeError,
-    ServerUnavailableError,
-    SessionNotFoundError,
-)
-from prime_jupyter.protocol.requests import ErrorBody
+from prime_jupyter.connection._endpoint import ServerEndpoint, refusal
+from prime_jupyter.errors import PrimeError, ServerUnavailableError
 
 __all__ = ["HttpTransport", "ServerEndpoint", "ServerUnavailableError"]
 
 M = TypeVar("M", bound=BaseModel)
-
-_BY_REASON: dict[str, type[PrimeError]] = {
-    "busy": BusyError,
-    "not-found": SessionNotFoundError,
-    "unknown-model": ModelNotFoundError,
-    "no-api-key": ConfigError,
-}
-
-
-@dataclass(frozen=True, slots=True)
-class ServerEndpoint:
-    """Where a Jupyter server listens: `url` is its base URL (`http://127.0.0.1:8888/` or with a base
-    path); with `sock` (a Unix socket) only the path of `url` counts. `token` is sent as
-    `Authorization: token <token>`."""
-
-    url: str
-    token: str | None = None
-    sock: str | None = None
-
-    @classmethod
-    def unix(cls, sock: str, token: str | None = None, base_url: str = "/") -> ServerEndpoint:
-        return cls(url="http://localhost" + base_url, token=token, sock=sock)
-
-    @property
-    def display(self) -> str:
-        return f"{self.sock} ({self.url})" if self.sock else self.url
 
 
 class HttpTransport:
@@ -114,26 +79,8 @@ class HttpTransport:
 
     def error(self, response: httpx.Response) -> PrimeError:
         """The exception a refused request stands for."""
-        status, where = response.status_code, f"{self.endpoint.display}{response.request.url.path}"
-        body = _error_body(response.content)
-        if status in (401, 403):
-            return PrimeError(f"the Jupyter server refused the request ({status} at {where}): check the token")
-        if status in (502, 503, 504):  # a proxy in front of a server that is restarting
-            return ServerUnavailableError(f"the Jupyter server is not available ({status} at {where})")
-        if body is None and status == 404:
-            return PrimeError(f"no such route: {where} (is prime-jupyter installed and enabled on that server?)")
-        if body is None:
-            return PrimeError(f"the Jupyter server answered {status} at {where}")
-        return _BY_REASON.get(body.reason, PrimeError)(body.message)
-
-
-def _error_body(content: bytes) -> ErrorBody | None:
-    """The route's `ErrorBody`, or None when the answer is not one (Jupyter's own 404 page, a proxy)."""
-    try:
-        data = json.loads(content)
-        return ErrorBody.model_validate(data) if isinstance(data, dict) and "reason" in data else None
-    except (ValueError, ValidationError):
-        return None
+        where = f"{self.endpoint.display}{response.request.url.path}"
+        return refusal(response.status_code, where, response.content)
 
 
 def describe(error: BaseException) -> str:

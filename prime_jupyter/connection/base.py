@@ -12,11 +12,9 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from prime_jupyter.ai.abort import AbortSignal
 from prime_jupyter.ai.types import ImageContent
-from prime_jupyter.connection.extensions import CommandInfo, Renderer
 from prime_jupyter.connection.types import AfterReplace, ConnectionListener
 from prime_jupyter.protocol.common import CompactResult, ExportFormat, ExportResult
 from prime_jupyter.protocol.questions import QuestionAnswer
-from prime_jupyter.protocol.shell import ShellResult
 from prime_jupyter.protocol.snapshot import (
     AttachSnapshot,
     ConnectionState,
@@ -29,8 +27,10 @@ from prime_jupyter.protocol.snapshot import (
     SessionView,
 )
 
-if TYPE_CHECKING:  # the chat routes' models: an in-process connection does not import them to start
+if TYPE_CHECKING:  # what a headless run does not use: the chat routes' models, commands, `!cmd` results
+    from prime_jupyter.connection.extensions import CommandInfo, Renderer
     from prime_jupyter.protocol.requests import ModelsResponse, SeedMessage
+    from prime_jupyter.protocol.shell import ShellResult
 
 __all__ = ["AgentConnection", "ConnectionExtensions"]
 

@@ -8,7 +8,6 @@ caller's `after_replace` hook.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,16 +18,14 @@ from prime_jupyter.ai.abort import AbortSignal
 from prime_jupyter.ai.models import ThinkingLevel
 from prime_jupyter.ai.stream import close_http_clients, import_provider
 from prime_jupyter.ai.types import ImageContent
+from prime_jupyter.connection._replacement import build_replacement, run_after_replace
 from prime_jupyter.connection.base import StreamingBehavior
 from prime_jupyter.connection.door import SessionMode
-from prime_jupyter.connection.extensions import LocalExtensions
 from prime_jupyter.connection.types import (
     AfterReplace,
-    ClientNotice,
     ClientSetEditorText,
     ConnectionEvent,
     ConnectionListener,
-    ReplacedClientContext,
     SessionEventReceived,
     SessionReplaced,
 )
@@ -43,7 +40,6 @@ from prime_jupyter.protocol.common import (
 )
 from prime_jupyter.protocol.events import SessionEvent
 from prime_jupyter.protocol.questions import QuestionAnswer
-from prime_jupyter.protocol.shell import ShellResult
 from prime_jupyter.protocol.snapshot import (
     AttachSnapshot,
     ConnectionState,
@@ -75,16 +71,20 @@ from prime_jupyter.runtime.session_ops import (
 from prime_jupyter.runtime.tool_set import AnyTool
 from prime_jupyter.runtime.views import (
     branch_messages,
+    compact_result,
     connection_state,
     model_infos,
     session_view,
+    shell_result,
     snapshot,
 )
 
 if TYPE_CHECKING:
+    from prime_jupyter.connection.extensions import LocalExtensions
     from prime_jupyter.kernel.ops import KernelLauncher  # the kernel package is heavy: types only
     from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
     from prime_jupyter.protocol.requests import ModelsResponse, SeedMessage
+    from prime_jupyter.protocol.shell import ShellResult
 
 __all__ = ["InProcessAgentConnection", "LocalTarget", "saved_sessions"]
 
@@ -112,9 +112,6 @@ class LocalTarget:
     interactive: bool = False
     """A person can answer questions (terminal app, notebook): the `ask` tool is offered."""
     agent_dir: Path | None = None
-    http_backend: Literal["auto", "httpx", "aiohttp"] = "auto"
-    """The HTTP stack under the provider SDKs ("auto": aiohttp when installed, as it costs less per
-    request and per streamed delta)."""
     kernel_launcher: KernelLauncher | None = None
     """Where the `ipython` tool's kernel comes from (a notebook passes its own shell); None: a kernel of
     this process's own."""
@@ -134,7 +131,6 @@ class LocalTarget:
             resume=self.resume,
             agent_dir=self.agent_dir,
             interactive=self.interactive,
-            http_backend=self.http_backend,
             kernel_launcher=self.kernel_launcher,
             extra_tools=list(self.extra_tools),
         )
@@ -147,11 +143,7 @@ class InProcessAgentConnection:
         self._listeners: list[ConnectionListener] = []
         self._unsubscribe = session.subscribe(self._forward)
         _open.add(self)
-        self._extensions = LocalExtensions()
-        self._extensions.commands_registry.set_completer("model", self._complete_model)
-        self._extensions.commands_registry.set_completer("thinking", self._complete_thinking)
-        self._extensions.commands_registry.set_completer("export", lambda prefix: ["html", "jsonl", "ipynb"])
-        self._extensions.commands_registry.set_completer("kernel", lambda prefix: ["interrupt", "restart"])
+        self._extensions: LocalExtensions | None = None
 
     @classmethod
     def create(cls, options: SessionOptions) -> InProcessAgentConnection:
@@ -184,7 +176,7 @@ class InProcessAgentConnection:
 
     async def dispose(self) -> None:
         """Close the session (its kernel too); the last open connection also closes the provider
-        clients of this event loop, so nothing complains about an open aiohttp session at exit."""
+        connections of this event loop."""
         self._unsubscribe()
         await self.session.dispose()
         _open.discard(self)
@@ -264,11 +256,7 @@ class InProcessAgentConnection:
 
     async def compact(self, custom_instructions: str | None = None) -> CompactResult:
         before = len(self.session.manager.entries)
-        compacted = await self.session.compact(custom_instructions)
-        entry = self.session.manager.entries[-1] if len(self.session.manager.entries) > before else None
-        summary = getattr(entry, "summary", None) if compacted else None
-        tokens = getattr(entry, "tokens_before", None) if compacted else None
-        return CompactResult(compacted=compacted, summary=summary, tokens_before=tokens)
+        return compact_result(self.session.manager, before, await self.session.compact(custom_instructions))
 
     # --- sessions -------------------------------------------------------------------------------
 
@@ -351,22 +339,20 @@ class InProcessAgentConnection:
     # --- the user's shell commands (`!cmd`) -----------------------------------------------------
 
     async def run_shell(self, command: str, include_in_context: bool = True) -> ShellResult:
-        message, entry_id = await self.session.run_shell(command, include_in_context)
-        return ShellResult(
-            command=message.command,
-            output=message.output,
-            exit_code=message.exit_code,
-            cancelled=message.cancelled,
-            truncated=message.truncated,
-            full_output_path=message.full_output_path,
-            included_in_context=not message.exclude_from_context,
-            entry_id=entry_id,
-        )
+        return shell_result(*await self.session.run_shell(command, include_in_context))
 
     # --- process-local --------------------------------------------------------------------------
 
     @property
     def extensions(self) -> LocalExtensions:
+        if self._extensions is None:  # made when a front end first asks: a headless run never imports them
+            from prime_jupyter.connection.extensions import LocalExtensions
+
+            self._extensions = LocalExtensions()
+            self._extensions.commands_registry.set_completer("model", self._complete_model)
+            self._extensions.commands_registry.set_completer("thinking", self._complete_thinking)
+            self._extensions.commands_registry.set_completer("export", lambda prefix: ["html", "jsonl", "ipynb"])
+            self._extensions.commands_registry.set_completer("kernel", lambda prefix: ["interrupt", "restart"])
         return self._extensions
 
     def get_abort_signal(self) -> AbortSignal | None:
@@ -394,28 +380,14 @@ class InProcessAgentConnection:
         self, manager: SessionManager, after_replace: AfterReplace | None, selected_text: str | None = None
     ) -> ReplacedResult:
         current = self.session
-        options = dataclasses.replace(
-            self._options,
-            manager=manager,
-            model=f"{current.model.provider}/{current.model.id}",
-            thinking=current.thinking_level,
-        )
-        replacement = await asyncio.to_thread(create_agent_session, options)
+        replacement = await build_replacement(current, self._options, manager)
         self._unsubscribe()
         await current.dispose()
         self.session = replacement
         self._unsubscribe = replacement.subscribe(self._forward)
         snap = snapshot(replacement)
         self._emit(SessionReplaced(snap))
-        if after_replace is not None:
-            context = ReplacedClientContext(
-                send_user_message=lambda text: self.prompt(text),
-                notify=lambda message, level: self._emit(ClientNotice(message, _level(level))),
-                set_editor_text=lambda text: self._emit(ClientSetEditorText(text)),
-            )
-            outcome = after_replace(context)
-            if asyncio.iscoroutine(outcome):
-                await outcome
+        await run_after_replace(after_replace, lambda text: self.prompt(text), self._emit)
         return ReplacedResult(selected_text=selected_text, snapshot=snap)
 
 
@@ -423,7 +395,3 @@ def saved_sessions(cwd: Path | None, agent_dir: Path | None = None) -> SessionsR
     """The saved sessions of this machine (those started in `cwd`, or all), newest first, without opening
     one: `jupyter prime sessions` needs no model or key. Blocking: reads every transcript."""
     return SessionsResult(sessions=list_summaries(sessions_dir(agent_dir), str(cwd) if cwd else None, {}))
-
-
-def _level(level: str) -> Literal["info", "warning", "error"]:
-    return "warning" if level == "warning" else "error" if level == "error" else "info"

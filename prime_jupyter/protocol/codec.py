@@ -52,6 +52,11 @@ def _convert(value: object, *, keep_models: bool) -> object:
     return str(value)
 
 
+def _string(text: str) -> str:
+    """A JSON string that UTF-8 can carry (`ai.json_text`)."""
+    return _dumps(text if text.isascii() or _encodable(text) else well_formed(text))
+
+
 def _encodable(text: str) -> bool:
     try:
         text.encode()
@@ -84,25 +89,24 @@ def event_to_wire(event: SessionEvent) -> JsonValue:
 def event_to_json(event: SessionEvent) -> str:
     """One line of JSON (no newline) for an event, as `event_to_wire` has it.
 
-    Deltas take a fast path; other events (a whole message, or every message of a run at `agent_end`)
-    are serialized by pydantic-core, models included, instead of being dumped to dicts first.
+    Deltas and the starts of blocks take a fast path; other events (a whole message, or every message of
+    a run at `agent_end`) are serialized by pydantic-core, models included, instead of being dumped to
+    dicts first (a block's end, which carries the message so far, cost 17 us the slow way, 5 us so).
     """
     if isinstance(event, MessageUpdate):
         inner = event.assistant_message_event
-        delta = getattr(inner, "delta", None)
-        if delta is not None:
+        if inner.type in _DELTAS:
             index = getattr(inner, "content_index", 0)
-            return (
-                '{"type":"message_update","assistantMessageEvent":{"type":"'
-                + inner.type
-                + '","contentIndex":'
-                + str(index)
-                + ',"delta":'
-                + _dumps(delta if delta.isascii() or _encodable(delta) else well_formed(delta))
-                + "}}"
-            )
-    if isinstance(event, MessageUpdate):
-        return json_text(event_to_wire(event))
+            head = '{"type":"message_update","assistantMessageEvent":{"type":"' + inner.type + '","contentIndex":'
+            delta = getattr(inner, "delta", None)
+            if delta is not None:
+                return head + str(index) + ',"delta":' + _string(delta) + "}}"
+            if inner.type != "toolcall_start":
+                return head + str(index) + "}}"
+            block = inner.partial.content[index]
+            if isinstance(block, ToolCall):
+                return head + str(index) + ',"id":' + _string(block.id) + ',"name":' + _string(block.name) + "}}"
+            return json_text(event_to_wire(event))
     try:
         return pydantic_core.to_json(
             _convert(event, keep_models=True), by_alias=True, exclude_none=True, fallback=str

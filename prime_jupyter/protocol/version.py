@@ -33,6 +33,7 @@ __all__ = [
     "CAP_KERNEL_CONTROL",
     "CAP_QUESTIONS",
     "CAP_REASONING",
+    "CAP_RUN",
     "CAP_SEED_MESSAGES",
     "CAP_TOOL_INPUT_STREAMING",
     "CAP_TREE_EDITS",
@@ -46,7 +47,7 @@ __all__ = [
 ]
 
 PROTOCOL_VERSION = 1
-SCHEMA_REVISION = 5
+SCHEMA_REVISION = 6
 
 CAP_REASONING = "reasoning"
 """Thinking is forwarded as `reasoning-delta` frames and `reasoning` parts."""
@@ -74,6 +75,10 @@ CAP_TREE_EDITS = "tree-edits"
 CAP_KERNEL_CONTROL = "kernel-control"
 """The `interrupt_kernel` and `restart_kernel` commands, on the session's kernel."""
 
+CAP_RUN = "run"
+"""`POST connection/run`: attach, prompt and stream that run's events, in one request (an older server
+answers Jupyter's own 404: the client then goes the long way, `GET info`, `attach`, `command`, `events`)."""
+
 CAPABILITIES: tuple[str, ...] = (
     CAP_REASONING,
     CAP_TOOL_INPUT_STREAMING,
@@ -86,6 +91,7 @@ CAPABILITIES: tuple[str, ...] = (
     CAP_EXPORT_IPYNB,
     CAP_TREE_EDITS,
     CAP_KERNEL_CONTROL,
+    CAP_RUN,
 )
 """Everything this version of the server offers."""
 
@@ -95,6 +101,7 @@ REVISIONS: dict[int, str] = {
     3: "ConnectionState has the transcript's header and the kernel's id and state (optional fields)",
     4: "export (the command, chat/command and its result) has the format ipynb (capability-gated: export-ipynb)",
     5: "commands set_label, clone_session (capability tree-edits), interrupt_kernel, restart_kernel (kernel-control)",
+    6: "POST connection/run: attach, prompt and the run's stream in one request (capability run)",
 }
 SCHEMA_FINGERPRINTS: dict[int, str] = {
     1: "c23c2796b12e",
@@ -102,6 +109,7 @@ SCHEMA_FINGERPRINTS: dict[int, str] = {
     3: "5a2561ffe19c",
     4: "ac14123ed50f",
     5: "c7d5f3a83ef6",
+    6: "e3a2a9dd86b6",
 }
 """`schema.schema_fingerprint()` of each revision's exported schema."""
 

@@ -21,7 +21,7 @@ from prime_jupyter.ai.abort import AbortController, AbortSignal
 from prime_jupyter.ai.history import History
 from prime_jupyter.ai.models import Model, ThinkingLevel, clamp_thinking_level
 from prime_jupyter.ai.registry import ModelRegistry
-from prime_jupyter.ai.stream import HttpBackend, StreamOptions
+from prime_jupyter.ai.stream import StreamOptions
 from prime_jupyter.ai.types import AssistantMessage, ImageContent, Message, TextContent, UserMessage
 from prime_jupyter.errors import BusyError, PrimeError
 from prime_jupyter.protocol.events import (
@@ -42,9 +42,9 @@ from prime_jupyter.runtime.ui import SessionUI
 from prime_jupyter.sessions.context import to_llm_message
 from prime_jupyter.sessions.entries import BashExecutionMessage, MessageEntry
 from prime_jupyter.sessions.manager import SessionManager
-from prime_jupyter.tools.user_command import run_user_command
 
 if TYPE_CHECKING:
+    from prime_jupyter.ai.errors import ProviderHints
     from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
 
 __all__ = ["AgentSession", "Listener"]
@@ -67,7 +67,6 @@ class AgentSession:
         system_prompt: str,
         disposers: list[Callable[[], Awaitable[None]]] | None = None,
         kernel: IpythonKernelProvisioner | None = None,
-        http_backend: HttpBackend = "httpx",
     ) -> None:
         self.manager = manager
         self.registry = registry
@@ -82,7 +81,6 @@ class AgentSession:
         self._disposers = disposers or []
         self.kernel = kernel
         """The kernel of the session's `ipython` tool (None without one): the server reports its start."""
-        self.http_backend: HttpBackend = http_backend
         self._controller: AbortController | None = None
         self._run_task: asyncio.Task[None] | None = None
         self._compactor = CompactionRunner(self)
@@ -252,11 +250,13 @@ class AgentSession:
         controller = AbortController()
         self._controller = controller
         retry = self.settings.retry
+        provider = self.model.provider
+        hints = self.registry.hints(provider)  # for an error's message: once a run, not a turn
         config = LoopConfig(
             model=self.model,
             system_prompt=self.system_prompt,
             tools=self.tools,
-            options=self._stream_options,
+            options=lambda: self._stream_options(hints if self.model.provider == provider else None),
             take_steering=lambda: self._take(self.steering),
             take_follow_up=lambda: self._take(self.follow_ups),
             retry=RetryPolicy(
@@ -269,14 +269,16 @@ class AgentSession:
         added = await run_loop(prompts, self.messages(), config, self._on_loop_event, controller.signal)
         return next((m for m in reversed(added) if isinstance(m, AssistantMessage)), None)
 
-    def _stream_options(self) -> StreamOptions:
+    def _stream_options(self, hints: ProviderHints | None = None) -> StreamOptions:
+        """The options of one model call; the key is looked up for each (a key changed in auth.json
+        counts at once). `hints`: where the key comes from, for an error's message (looked up if None;
+        it reads auth.json again and walks the model list, about 40 us)."""
         return StreamOptions(
             api_key=self.registry.api_key(self.model.provider),
             base_url=self.registry.base_url(self.model),
             thinking=self.thinking_level,
             session_id=self.session_id,
-            http_backend=self.http_backend,
-            hints=self.registry.hints(self.model.provider),
+            hints=hints or self.registry.hints(self.model.provider),
         )
 
     # --- the user's shell commands (`!cmd`) -----------------------------------------------------
@@ -289,6 +291,8 @@ class AgentSession:
             raise BusyError("a run is going: wait for it to finish (or abort it) before running a command")
         if self._shell is not None:
             raise BusyError("a command is already running: wait for it, or abort it")
+        from prime_jupyter.tools.user_command import run_user_command  # `!cmd` only: not imported to start
+
         controller = self._shell = AbortController()
         try:
             run = await run_user_command(command, self.cwd, controller.signal)

@@ -14,8 +14,6 @@ from prime_jupyter.ai.stream import stream
 from prime_jupyter.ai.types import AssistantMessage, Context, Message, UserMessage
 from prime_jupyter.protocol.events import CompactionEnd, CompactionStart
 from prime_jupyter.protocol.events import CompactionReason as Reason
-from prime_jupyter.sessions.compaction import prepare_compaction, should_compact
-from prime_jupyter.sessions.summary import SUMMARIZATION_SYSTEM_PROMPT, format_file_lists, summary_request
 
 if TYPE_CHECKING:
     from prime_jupyter.runtime.agent_session import AgentSession
@@ -43,12 +41,17 @@ class CompactionRunner:
         settings = self._session.settings.compaction
         if not settings.enabled or message.stop_reason in ("error", "aborted"):
             return False
+        from prime_jupyter.sessions.compaction import should_compact  # after a turn: not imported to start
+
         usage = message.usage
         used = usage.input + usage.output + usage.cache_read + usage.cache_write
         return bool(should_compact(used, self._session.model.context_window, settings.reserve_tokens))
 
     async def compact(self, reason: Reason, *, will_retry: bool = False, instructions: str | None = None) -> bool:
         """Summarise everything before the kept recent span and append a compaction entry."""
+        from prime_jupyter.sessions.compaction import prepare_compaction
+        from prime_jupyter.sessions.summary import format_file_lists
+
         session = self._session
         session.emit(CompactionStart(reason))
         keep = session.settings.compaction.keep_recent_tokens
@@ -86,6 +89,8 @@ class CompactionRunner:
         *,
         turn_prefix: bool = False,
     ) -> str:
+        from prime_jupyter.sessions.summary import SUMMARIZATION_SYSTEM_PROMPT, summary_request
+
         session = self._session
         text = summary_request(messages, previous, instructions, turn_prefix=turn_prefix)
         options = session._stream_options()

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Literal
 
 from prime_jupyter.ai.models import Model, ThinkingLevel
 from prime_jupyter.ai.registry import ModelRegistry, agent_dir, parse_model_ref
-from prime_jupyter.ai.stream import resolve_http_backend
 from prime_jupyter.errors import SessionNotFoundError
 from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.runtime.resources import PromptOptions, build_system_prompt
@@ -56,8 +55,6 @@ class SessionOptions:
     """How long one `ipython` call may run before it is interrupted (default: settings, then 600 s)."""
     extra_tools: list[AnyTool] = field(default_factory=list)
     """Tools of the caller's own, offered beside the named ones (the Python API's custom tools)."""
-    http_backend: str = "httpx"
-    """The HTTP stack under the provider SDKs: "auto" (aiohttp when installed), "httpx" or "aiohttp"."""
 
 
 def sessions_dir(directory: Path | None = None) -> Path:
@@ -109,7 +106,6 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
         system_prompt=prompt,
         disposers=tool_set.disposers,
         kernel=tool_set.kernel,
-        http_backend=resolve_http_backend(options.http_backend),
     )
     if "ask" in names:  # only where a person can answer: a headless run does not import it
         from prime_jupyter.tools.ask import make_ask_tool

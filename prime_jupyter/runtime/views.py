@@ -14,24 +14,27 @@ from pydantic import JsonValue
 from prime_jupyter.ai.models import supported_thinking_levels
 from prime_jupyter.ai.registry import ModelRegistry
 from prime_jupyter.ai.types import AssistantMessage, Message, TextContent, ToolResultMessage, UserMessage
-from prime_jupyter.protocol.common import ModelRef, SessionSummary, TreeNode
+from prime_jupyter.protocol.common import CompactResult, ModelRef, SessionSummary, TreeNode
 from prime_jupyter.protocol.snapshot import AttachSnapshot, ConnectionState, SessionView
 from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.sessions.context import entry_message, to_llm_message
-from prime_jupyter.sessions.entries import MessageEntry
+from prime_jupyter.sessions.entries import BashExecutionMessage, MessageEntry
 from prime_jupyter.sessions.listing import SessionInfo
 from prime_jupyter.sessions.manager import SessionManager
 
 if TYPE_CHECKING:
     from prime_jupyter.protocol.requests import ModelInfo
+    from prime_jupyter.protocol.shell import ShellResult
 
 __all__ = [
     "branch_messages",
+    "compact_result",
     "connection_state",
     "model_infos",
     "session_header",
     "session_summary",
     "session_view",
+    "shell_result",
     "snapshot",
 ]
 
@@ -179,3 +182,29 @@ def model_infos(registry: ModelRegistry) -> list[ModelInfo]:
         )
         for m in registry.models
     ]
+
+
+def shell_result(message: BashExecutionMessage, entry_id: str) -> ShellResult:
+    """What a user's shell command (`!cmd`) did, as its transcript entry `entry_id` holds it."""
+    from prime_jupyter.protocol.shell import ShellResult  # `!cmd` only: a headless run does not import it
+
+    return ShellResult(
+        command=message.command,
+        output=message.output,
+        exit_code=message.exit_code,
+        cancelled=message.cancelled,
+        truncated=message.truncated,
+        full_output_path=message.full_output_path,
+        included_in_context=not message.exclude_from_context,
+        entry_id=entry_id,
+    )
+
+
+def compact_result(manager: SessionManager, entries_before: int, compacted: bool) -> CompactResult:
+    """What a compaction did: the summary and the tokens before it, from the entry it appended."""
+    entry = manager.entries[-1] if compacted and len(manager.entries) > entries_before else None
+    return CompactResult(
+        compacted=compacted,
+        summary=getattr(entry, "summary", None),
+        tokens_before=getattr(entry, "tokens_before", None),
+    )

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from jupyter_server.extension.application import ExtensionApp
 from jupyter_server.utils import url_path_join
-from traitlets import Bool, Enum, Float, Int, Unicode
+from traitlets import Bool, Float, Int, Unicode
 
 from prime_jupyter.server.config import BRIDGE_SETTING, BridgeConfig, CullPolicy
 from prime_jupyter.server.lazy import API_PATH, LazyRoutes
@@ -44,13 +44,6 @@ class PrimeApp(ExtensionApp):
     ring_size = Int(500, config=True, help="Frames kept per session for SSE replay after a reconnect.")
     dialog_timeout = Float(60.0, config=True, help="Seconds a question to the user stays open before it times out.")
     heartbeat_interval = Float(15.0, config=True, help="Seconds between SSE heartbeat comments on an idle stream.")
-    http_backend = Enum(
-        ["auto", "aiohttp", "httpx"],
-        "auto",
-        config=True,
-        help="HTTP stack of the provider SDKs: aiohttp costs less CPU per streamed delta; 'auto' takes it when"
-        " installed, else httpx.",
-    )
     allow_outside_root = Bool(
         False,
         config=True,
@@ -104,7 +97,6 @@ class PrimeApp(ExtensionApp):
             dialog_timeout_s=self.dialog_timeout,
             heartbeat_interval_s=self.heartbeat_interval,
             max_body_bytes=self.max_body_bytes,
-            http_backend=self.http_backend,
             max_kernels=self.max_kernels,
             cull=CullPolicy(self.cull_idle_timeout, self.cull_interval, self.cull_connected, self.cull_busy),
         )
@@ -112,7 +104,7 @@ class PrimeApp(ExtensionApp):
     def bridge(self) -> PrimeBridge:
         """The bridge, made on first use."""
         if self._bridge is None:
-            from prime_jupyter import gc_policy
+            from prime_jupyter import gc_policy, heap_policy
             from prime_jupyter.kernel.server import ServerKernelLauncher
             from prime_jupyter.server.host.bridge import PrimeBridge
 
@@ -130,6 +122,7 @@ class PrimeApp(ExtensionApp):
                 kernel_capacity=launcher.refusal if launcher is not None else None,
             )
             gc_policy.modules_loaded()
+            heap_policy.reuse_freed_blocks()  # each turn of a long session reuses the last body's pages
         return self._bridge
 
     def initialize_settings(self) -> None:

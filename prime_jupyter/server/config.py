@@ -53,8 +53,6 @@ class BridgeConfig:
     """Most agent kernels alive at once (0: no cap); a start over it is refused with what to do."""
     cull: CullPolicy = field(default_factory=CullPolicy)
     """When idle agent kernels are shut down (their sessions kept)."""
-    http_backend: str = "auto"
-    """The provider SDKs' HTTP stack for the sessions: "auto" (aiohttp when installed), "httpx", "aiohttp"."""
 
     @property
     def confined_to(self) -> Path | None:

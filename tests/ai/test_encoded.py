@@ -103,3 +103,16 @@ def test_a_lone_surrogate_builds_the_whole_body_the_old_way(llm: ScriptedLLMServ
     history = History([UserMessage(content="a"), UserMessage(content=text)])
     once, built = _bodies(llm, history)
     assert once == built
+
+
+def test_a_long_run_keeps_few_chunks_and_a_retry_marks_the_kept_user_turn(llm: ScriptedLLMServer) -> None:
+    history = History(conversation())
+    for i in range(300):
+        call = ToolCall(id=f"t{i}", name="bash", arguments={"command": f"echo {i}"})
+        history.append(AssistantMessage(content=[call], api="anthropic-messages", provider="p", model="m"))
+        history.append(ToolResultMessage(tool_call_id=f"t{i}", tool_name="bash", content=[TextContent(text=str(i))]))
+        once, built = _bodies(llm, history)
+        assert once == built, f"turn {i}"
+    assert len(prefix_of(history, "anthropic-messages").chunks) <= 12  # not one piece per message
+    once, built = _bodies(llm, history)  # a retry: nothing new, the cache point is on a kept chunk
+    assert once == built and once.count(b"cache_control") == 3

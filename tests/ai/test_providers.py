@@ -1,4 +1,4 @@
-"""Each provider, through its real SDK, against the scripted server: one vocabulary for all three APIs."""
+"""Each provider, over the providers' transport, against the scripted server: one vocabulary for all three APIs."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest_asyncio
 from prime_jupyter.ai.abort import AbortController
 from prime_jupyter.ai.events import AssistantMessageEvent, ErrorEvent
 from prime_jupyter.ai.models import Api, Model
-from prime_jupyter.ai.providers._http import HttpBackend, close_clients
+from prime_jupyter.ai.providers._http import close_clients
 from prime_jupyter.ai.stream import StreamOptions, stream
 from prime_jupyter.ai.types import Context, ToolSpec, UserMessage
 from prime_jupyter.testing import (
@@ -46,7 +46,7 @@ CTX = Context(
 async def collect(llm: ScriptedLLMServer, api: Api, signal_after: int | None = None) -> list[AssistantMessageEvent]:
     controller = AbortController()
     events: list[AssistantMessageEvent] = []
-    options = StreamOptions(http_backend=_stack[0], api_key="test", thinking="medium", signal=controller.signal)
+    options = StreamOptions(api_key="test", thinking="medium", signal=controller.signal)
     async for event in stream(scripted_model(llm, api), CTX, options):
         events.append(event)
         if signal_after is not None and len([e for e in events if e.type == "text_delta"]) == signal_after:
@@ -54,18 +54,11 @@ async def collect(llm: ScriptedLLMServer, api: Api, signal_after: int | None = N
     return events
 
 
-_stack: list[HttpBackend] = ["httpx"]
-"""The HTTP stack of the test running (a stream option the tests' `StreamOptions` pass on)."""
-
-
-@pytest_asyncio.fixture(params=["httpx", "aiohttp"], autouse=True)
-async def http_stack(request: pytest.FixtureRequest) -> AsyncIterator[HttpBackend]:
-    """Every provider test runs on both HTTP stacks the SDKs offer; its clients are closed on its loop."""
-    backend: HttpBackend = request.param
-    _stack[0] = backend
-    yield backend
+@pytest_asyncio.fixture(autouse=True)
+async def kept_connections() -> AsyncIterator[None]:
+    """The connections a test's turns kept alive are closed on its loop."""
+    yield
     await close_clients()
-    _stack[0] = "httpx"
 
 
 def kinds(events: list[AssistantMessageEvent]) -> list[str]:
@@ -95,7 +88,7 @@ async def test_tool_call_json_in_fragments_is_parsed_while_it_arrives(llm: Scrip
     )
     partial_args: list[dict[str, object]] = []
     events: list[AssistantMessageEvent] = []
-    async for event in stream(scripted_model(llm, api), CTX, StreamOptions(http_backend=_stack[0], api_key="test")):
+    async for event in stream(scripted_model(llm, api), CTX, StreamOptions(api_key="test")):
         events.append(event)
         if event.type == "toolcall_delta":
             partial_args.append(dict(event.partial.content[event.content_index].arguments))  # type: ignore[union-attr]
@@ -146,7 +139,7 @@ async def test_an_abort_before_the_provider_starts_still_ends_the_stream(llm: Sc
     """Ctrl-C (or a closed stdout) right as a turn starts: the provider's task is cancelled before it
     ever ran, and the stream must still end, as aborted, instead of leaving the agent waiting."""
     controller = AbortController()
-    options = StreamOptions(http_backend=_stack[0], api_key="test", signal=controller.signal)
+    options = StreamOptions(api_key="test", signal=controller.signal)
     events = stream(scripted_model(llm, "anthropic-messages"), CTX, options)
     controller.abort()
 
@@ -196,7 +189,7 @@ async def test_context_overflow_is_marked(llm: ScriptedLLMServer, api: Api) -> N
 async def test_abort_during_slow_first_byte_settles_quickly(llm: ScriptedLLMServer, api: Api) -> None:
     llm.enqueue(ScriptedTurn(blocks=[Text(text="late")], first_byte_delay_s=30))
     controller = AbortController()
-    options = StreamOptions(http_backend=_stack[0], api_key="test", signal=controller.signal)
+    options = StreamOptions(api_key="test", signal=controller.signal)
     asyncio.get_running_loop().call_later(0.2, controller.abort)
     result = await asyncio.wait_for(stream(scripted_model(llm, api), CTX, options).result(), timeout=5)
     assert result.stop_reason == "aborted"
@@ -225,12 +218,7 @@ async def test_on_event_gets_every_event_but_the_last_in_order(llm: ScriptedLLMS
         if event.type == "text_delta":
             raise RuntimeError("a listener's bug")  # logged; the stream goes on
 
-    yielded = [
-        e
-        async for e in stream(
-            scripted_model(llm, api), CTX, StreamOptions(http_backend=_stack[0], api_key="test"), listen
-        )
-    ]
+    yielded = [e async for e in stream(scripted_model(llm, api), CTX, StreamOptions(api_key="test"), listen)]
     assert [e.type for e in yielded] == ["done"]
     assert kinds(pushed)[0] == "start" and kinds(pushed).count("text_delta") == 3
     assert "".join(e.delta for e in pushed if e.type == "text_delta") == "one two three"
@@ -239,7 +227,7 @@ async def test_on_event_gets_every_event_but_the_last_in_order(llm: ScriptedLLMS
 
 
 async def first_error(model: Model) -> ErrorEvent:
-    events = [e async for e in stream(model, CTX, StreamOptions(http_backend=_stack[0], api_key="test"))]
+    events = [e async for e in stream(model, CTX, StreamOptions(api_key="test"))]
     assert isinstance(events[-1], ErrorEvent)
     return events[-1]
 
@@ -275,10 +263,10 @@ async def test_a_server_that_answers_with_json_is_told_apart_from_a_broken_strea
 async def test_a_server_that_refuses_stream_options_is_asked_again_without_them(llm: ScriptedLLMServer) -> None:
     model = scripted_model(llm, "openai-completions")
     llm.enqueue(ScriptedTurn(blocks=[Text(text="first answer")], fault=RejectField(field="stream_options")))
-    events = [e async for e in stream(model, CTX, StreamOptions(http_backend=_stack[0], api_key="test"))]
+    events = [e async for e in stream(model, CTX, StreamOptions(api_key="test"))]
     assert events[-1].type == "done" and events[-1].message.text() == "first answer"
     llm.enqueue(ScriptedTurn(blocks=[Text(text="second answer")]))
-    again = [e async for e in stream(model, CTX, StreamOptions(http_backend=_stack[0], api_key="test"))]
+    again = [e async for e in stream(model, CTX, StreamOptions(api_key="test"))]
     assert again[-1].type == "done"
     sent = [request.body for request in llm.requests]
     assert [isinstance(b, dict) and "stream_options" in b for b in sent] == [True, False, False]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -232,3 +233,79 @@ def test_print_mode_runs_here_by_default_and_for_what_the_server_does_not_take(
     assert tools.returncode == 0, tools.stderr
     assert tools.stdout == "here too\n" and "Jupyter server" not in tools.stderr
     assert len(list((tmp_path / "sessions").glob("*.jsonl"))) == 2
+
+
+def test_print_mode_imports_the_standard_library_only(server: JupyterProcess, llm: ScriptedLLMServer) -> None:
+    """Issue 14: `attach -p` took 300 ms to the model's first request, 190 ms of it imports (pydantic, httpx)."""
+    settings = json.loads((server.agent_dir / "settings.json").read_text())
+    (server.agent_dir / "settings.json").write_text(json.dumps({**settings, "defaultModel": "scripted/m1"}))
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="light")]))
+    code = (
+        "import sys; from prime_jupyter.cli.__main__ import main;"
+        "rc = main(['attach', '--mode', 'json', '-p', 'hi']);"
+        "heavy = ('pydantic', 'httpx', 'asyncio', 'textual', 'prime_jupyter.ai', 'prime_jupyter.protocol.events');"
+        "print(rc, sorted(m for m in heavy if m in sys.modules), file=sys.stderr)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=client_env(server.runtime_dir),
+        cwd=server.root_dir / "work",
+        timeout=60,
+    )
+    assert lines(done.stderr)[-1] == "0 []", done.stderr
+    assert json_lines(done.stdout)[-1]["type"] == "agent_end"
+
+
+def test_ctrl_c_stops_the_run_in_the_server_and_says_so(server: JupyterProcess, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(blocks=[ToolCall(name="bash", arguments={"command": "sleep 30"})]))
+    client = subprocess.Popen(
+        [sys.executable, "-m", "prime_jupyter.cli", "attach", "--model", "scripted/m1", "--mode", "json", "-p", "go"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=client_env(server.runtime_dir),
+        cwd=server.root_dir / "work",
+    )
+    assert client.stdout is not None and client.stderr is not None
+    session = json.loads(client.stdout.readline())["id"]
+    while json.loads(client.stdout.readline())["type"] != "tool_execution_start":
+        pass
+    client.send_signal(signal.SIGINT)
+    assert client.wait(30) == 130
+    said = lines(client.stderr.read())
+    assert "prime: interrupted (Ctrl+C): stopping the run" in said
+    assert said[-1] == "error: interrupted (Ctrl+C): the run was stopped"
+    assert json_lines(client.stdout.read())[-1]["type"] == "agent_end"  # the run's last events came first
+    idle = connection_call(server, "wait", {"sessionId": session})
+    assert idle["state"]["isStreaming"] is False  # type: ignore[index]
+
+
+def test_a_reader_that_stops_reading_stops_the_run_quietly(server: JupyterProcess, llm: ScriptedLLMServer) -> None:
+    """`jupyter prime attach --mode json ... | head -n 3`: the shell's pipe exit code, no traceback, and the
+    run in the server stopped (as in process)."""
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="x" * 4000, chunks=2000)], chunk_delay_s=0.001))
+    command = [sys.executable, "-m", "prime_jupyter.cli", "attach", "--model", "scripted/m1", "--mode", "json"]
+    child = subprocess.Popen(
+        [*command, "-p", "go"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=client_env(server.runtime_dir),
+        cwd=server.root_dir / "work",
+    )
+    assert child.stdout is not None and child.stderr is not None
+    first = [child.stdout.readline() for _ in range(3)]
+    child.stdout.close()  # what `head` does once it has its lines
+    try:
+        code = child.wait(30)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        raise AssertionError("the client went on after its reader left: " + child.stderr.read().decode()) from None
+    stderr = child.stderr.read().decode()
+    assert code == 141 and "Traceback" not in stderr and "BrokenPipe" not in stderr, stderr
+    session = json.loads(first[0])["id"]
+    idle = connection_call(server, "wait", {"sessionId": session})
+    messages = connection_call(server, "command", {"sessionId": session, "command": {"type": "get_messages"}})
+    assert idle["state"]["isStreaming"] is False  # type: ignore[index]
+    assert messages["messages"][-1]["stopReason"] == "aborted"  # type: ignore[index]

@@ -128,18 +128,18 @@ def test_without_a_prompt_it_prints_usage(agent_dir: Path) -> None:
     assert done.returncode == 2 and "usage: jupyter prime" in done.stderr
 
 
-def test_the_cli_imports_no_server_and_only_the_sdk_in_use(agent_dir: Path, llm: ScriptedLLMServer) -> None:
+def test_the_cli_imports_no_server_and_no_provider_sdk(agent_dir: Path, llm: ScriptedLLMServer) -> None:
     llm.enqueue(ScriptedTurn(blocks=[Text(text="ok")]))
     code = (
         "import sys; from prime_jupyter.cli.__main__ import main; sys.argv=['x'];"
         "rc = main(['--model','scripted-openai/m2','--tools','read','-p','hi']);"
-        "heavy = ('jupyter_server','anthropic','openai','textual','jupyter_client');"
+        "heavy = ('jupyter_server','anthropic','openai','aiohttp','httpx','textual','jupyter_client');"
         "print(sorted(m for m in heavy if m in sys.modules))"
     )
     environment = {**os.environ, "PRIME_AGENT_DIR": str(agent_dir), "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert lines(done.stdout)[-1] == "['openai']"
+    assert lines(done.stdout)[-1] == "[]"  # the providers speak HTTP themselves (`ai.providers._http`)
 
 
 def test_a_headless_run_leaves_the_chat_routes_vocabulary_unimported(agent_dir: Path, llm: ScriptedLLMServer) -> None:

@@ -147,7 +147,8 @@ async def test_every_connection_route_refuses_requests_without_the_token(jupyter
     url = jupyter.endpoint.url + "prime/api/connection/"
     body = json.dumps({"clientProtocolVersion": 1, "sessionId": "abc"})
     async with httpx.AsyncClient() as client:
-        for method, path in (("POST", "attach"), ("POST", "command"), ("POST", "wait"), ("GET", "events")):
+        routes = (("POST", "attach"), ("POST", "command"), ("POST", "wait"), ("GET", "events"), ("POST", "run"))
+        for method, path in routes:
             response = await client.request(method, url + path, content=body if method == "POST" else None)
             assert response.status_code == 403, (method, path, response.status_code)
 

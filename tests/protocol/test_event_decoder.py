@@ -175,3 +175,14 @@ def test_an_unknown_event_type_decodes_to_none() -> None:
 def test_every_json_line_starts_with_its_type() -> None:
     for event in a_run():
         assert event_to_json(event).startswith(f'{{"type":"{event.type}"'), event
+
+
+def test_a_tool_calls_start_and_end_serialize_to_their_wire_form() -> None:
+    reply = AssistantMessage(api="anthropic-messages", provider="p", model="m", timestamp=7)
+    call = ToolCall(id="c\u20281", name="write", arguments={"path": "n\u00e9.txt"})
+    reply.content.append(call)
+    for event in (
+        MessageUpdate(reply, ToolCallStartEvent(0, reply)),
+        MessageUpdate(reply, ToolCallEndEvent(0, call, reply)),
+    ):
+        assert json.loads(event_to_json(event)) == event_to_wire(event)

@@ -27,12 +27,14 @@ def escaping_cwds(outside: Path) -> list[str]:
 
 async def new_session(prime: PrimeClient, path: str, cwd: str) -> tuple[int, dict[str, object]]:
     body: dict[str, object] = {"cwd": cwd}
-    if path.endswith("attach"):
+    if path.startswith("connection/"):
         body["clientProtocolVersion"] = PROTOCOL_VERSION
+    if path.endswith("run"):
+        body["message"] = "hi"
     return await prime.status("POST", path, json.dumps(body).encode())
 
 
-@pytest.mark.parametrize("path", ["chat/new", "connection/attach"])
+@pytest.mark.parametrize("path", ["chat/new", "connection/attach", "connection/run"])
 async def test_a_cwd_outside_the_root_is_a_403_naming_it_and_the_setting(
     prime: PrimeClient, outside: Path, path: str
 ) -> None:

@@ -1,32 +1,27 @@
-"""How the server spends CPU and memory on streams: the provider SDKs' HTTP stack, and frozen start-up objects."""
+"""How the server spends connections on streams: the providers' transport keeps one per provider for its turns."""
 
 from __future__ import annotations
 
 import asyncio
 
-import pytest
 from kit.server import PrimeClient, text_of
 
 from prime_jupyter.ai.providers import _http
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text
 
 
-async def test_the_server_streams_on_aiohttp(prime: PrimeClient, llm: ScriptedLLMServer) -> None:
+async def test_the_server_streams_its_turns_over_one_kept_connection(
+    prime: PrimeClient, llm: ScriptedLLMServer
+) -> None:
     session_id = await prime.new_session()
-    llm.enqueue(ScriptedTurn(blocks=[Text(text="streamed on aiohttp", chunks=3)]))
-    frames = await prime.turn(session_id, "go")
-    assert text_of(frames) == "streamed on aiohttp"
-    assert _backends_in_use() == {"aiohttp"}
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="first turn", chunks=3)]), ScriptedTurn(blocks=[Text(text="second")]))
+    assert text_of(await prime.turn(session_id, "go")) == "first turn"
+    kept = _kept()
+    assert text_of(await prime.turn(session_id, "again")) == "second"
+    assert len(kept) == 1 and _kept() == kept
 
 
-@pytest.mark.prime(http_backend="httpx")
-async def test_the_http_stack_can_be_chosen(prime: PrimeClient, llm: ScriptedLLMServer) -> None:
-    session_id = await prime.new_session()
-    llm.enqueue(ScriptedTurn(blocks=[Text(text="on httpx")]))
-    assert text_of(await prime.turn(session_id, "go")) == "on httpx"
-    assert _backends_in_use() == {"httpx"}
-
-
-def _backends_in_use() -> set[str]:
-    """The HTTP stacks of the provider clients open on this event loop (the server runs on it)."""
-    return {backend for (_key, backend) in _http._clients.get(asyncio.get_running_loop(), {})}
+def _kept() -> list[object]:
+    """The providers' idle connections on this event loop (the server runs on it)."""
+    pools = _http._pools.get(asyncio.get_running_loop(), {})
+    return [connection for connections in pools.values() for connection in connections]

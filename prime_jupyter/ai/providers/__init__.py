@@ -1,1 +1,1 @@
-"""Provider implementations, imported lazily by `prime_jupyter.ai.stream` (each imports its SDK)."""
+"""Provider implementations, imported lazily by `prime_jupyter.ai.stream`; they speak the APIs over `_http`."""

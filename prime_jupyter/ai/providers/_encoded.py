@@ -8,7 +8,14 @@ turns grew with the history (50 ms at 10,000 entries against 3 ms at 10, `benchm
 So a provider keeps, on the `History` it is given (`History.memo`), an `EncodedPrefix`: the encoded
 wire messages of the history's first `count` messages, up to a point where its conversion can resume
 from nothing (`Normalizer.quiet`). The next request converts the messages from `count` on, joins the
-bytes, and keeps a longer prefix. A prefix is immutable and describes the messages it was made from:
+bytes, and keeps a longer prefix. The prefix holds its wire messages already joined, in a few chunks
+whose sizes fall geometrically (a turn's new messages are one small chunk, merged into the one before
+when that one is not more than twice as large), so a request joins about a dozen chunks, not one piece
+per message: at 10,000 entries joining 10,000 pieces, and copying the lists and tuples of them that
+the prefix was, took about 2 ms of each turn's encoding in the agent, against 0.9 ms for the same
+5.7 MB in a dozen chunks. The price is one more copy of the messages at the first request (the chunk
+the prefix starts with). The newest `user` wire message stays a chunk of its own, since the cache
+point goes on it. A prefix is immutable and describes the messages it was made from:
 the `History` hands it to its copies and prefix slices (which begin with the same messages) and drops
 it when it leaves malformed messages out. A compaction or a branch switch builds a new `History`,
 without memos, so its first request is built in full.
@@ -28,19 +35,20 @@ from pydantic import JsonValue
 
 from prime_jupyter.ai.history import History
 
-__all__ = ["EncodedPrefix", "NotEncodable", "encode_part", "prefix_of", "with_messages"]
+__all__ = ["EncodedPrefix", "NotEncodable", "encode_part", "extended", "prefix_of", "with_messages"]
 
 _EMPTY_MESSAGES = b'"messages":[]'
 
 
 @dataclass(frozen=True, slots=True)
 class EncodedPrefix:
-    """The wire messages of a history's first `count` messages, each as compact JSON, and which of
-    them are the provider's `user` role (where a cache point may go)."""
+    """The wire messages of a history's first `count` messages, each as compact JSON, joined by commas
+    in `chunks`; `user` is the index of the chunk that is exactly the last wire message of the
+    provider's `user` role (where the cache point goes), or -1 when there is none."""
 
     count: int
-    parts: tuple[bytes, ...] = ()
-    users: tuple[bool, ...] = ()
+    chunks: tuple[bytes, ...] = ()
+    user: int = -1
 
 
 _NOTHING = EncodedPrefix(0)
@@ -67,8 +75,39 @@ def encode_part(value: Mapping[str, JsonValue]) -> bytes:
         raise NotEncodable from None
 
 
+def extended(prefix: EncodedPrefix, count: int, parts: list[bytes], users: list[bool]) -> EncodedPrefix:
+    """`prefix` followed by the wire messages `parts` (`users`: which are of the `user` role), which
+    together describe the history's first `count` messages."""
+    user = prefix.user
+    stack = list(prefix.chunks[:user] if user >= 0 else prefix.chunks)  # what no cache point goes on
+    rest = list(prefix.chunks[user:]) if user >= 0 else []  # the last user chunk, then what followed it
+    last = max((index for index, is_user in enumerate(users) if is_user), default=-1)
+    if last >= 0:  # a newer user message: everything before it joins the stack
+        _push(stack, [*rest, *parts[:last]])
+        rest = parts[last:]
+    elif rest:
+        rest = [*rest, *parts]
+    else:
+        _push(stack, parts)
+    if len(rest) > 2:  # what follows the user chunk is never marked: one chunk
+        rest = [rest[0], b",".join(rest[1:])]
+    return EncodedPrefix(count, (*stack, *rest), len(stack) if rest else -1)
+
+
+def _push(stack: list[bytes], parts: list[bytes]) -> None:
+    """Add `parts` to `stack` as one chunk, merging the last chunks while the one before is not more
+    than twice as large, so the chunks stay few and each byte is copied a few times in all."""
+    if not parts:
+        return
+    stack.append(b",".join(parts))
+    while len(stack) > 1 and len(stack[-2]) <= 2 * len(stack[-1]):
+        last = stack.pop()
+        stack[-1] = b",".join((stack[-1], last))
+
+
 def with_messages(encoded_body: bytes, messages: list[bytes]) -> bytes:
-    """`encoded_body`, whose `messages` is `[]`, with the encoded `messages` in their place.
+    """`encoded_body`, whose `messages` is `[]`, with the encoded `messages` (wire messages, or chunks
+    of them joined by commas) in their place, copied once.
 
     The first `"messages":[]` is the key: inside a JSON string every `"` is escaped, so the text cannot
     occur there, and the keys before it (`model`, `stream`) hold a string and a boolean.
@@ -76,7 +115,8 @@ def with_messages(encoded_body: bytes, messages: list[bytes]) -> bytes:
     if not messages:
         return encoded_body
     at = encoded_body.index(_EMPTY_MESSAGES) + len(_EMPTY_MESSAGES) - 1
-    head, tail = encoded_body[:at], encoded_body[at:]
-    if len(messages) == 1:
-        return head + messages[0] + tail
-    return b",".join([head + messages[0], *messages[1:-1], messages[-1] + tail])  # the messages copied once
+    pieces = [encoded_body[:at]]
+    for message in messages:
+        pieces += (message, b",")
+    pieces[-1] = encoded_body[at:]
+    return b"".join(pieces)

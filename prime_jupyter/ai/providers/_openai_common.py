@@ -1,48 +1,31 @@
-"""Shared pieces of the two OpenAI APIs: the cached client and content helpers."""
+"""Shared pieces of the two OpenAI APIs: the request as the official `openai` SDK sends it, content helpers."""
 
 from __future__ import annotations
 
+import os
+from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING
 
 from prime_jupyter.ai.data import ImageContentData, ToolResultMessageData
-from prime_jupyter.ai.providers._http import cached_client
-from prime_jupyter.ai.providers._sdk_import import import_light
+from prime_jupyter.ai.providers._http import Response, post_stream
 
 if TYPE_CHECKING:
-    import openai
-
     from prime_jupyter.ai.stream import StreamOptions
 
-__all__ = ["client_for", "data_url", "result_images", "result_text"]
+__all__ = ["DEFAULT_BASE_URL", "data_url", "post", "result_images", "result_text"]
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+_ENV_HEADERS = {"OPENAI_ORG_ID": "openai-organization", "OPENAI_PROJECT_ID": "openai-project"}
+"""What the SDK's client adds from the environment."""
 
 
-def client_for(options: StreamOptions) -> openai.AsyncOpenAI:
-    """One client per key, base URL and timeout (and loop), so turns reuse the connection pool. SDK
-    retries are off: ours apply."""
-
-    def make(use_aiohttp: bool) -> openai.AsyncOpenAI:
-        client_class, aiohttp_client = _sdk()
-        return client_class(
-            api_key=options.api_key,
-            base_url=options.base_url,
-            max_retries=0,
-            timeout=options.timeout_s,
-            http_client=aiohttp_client() if use_aiohttp else None,
-        )
-
-    return cached_client(("openai", options.api_key, options.base_url, options.timeout_s), make, options.http_backend)
-
-
-def _sdk() -> tuple[type[openai.AsyncOpenAI], type[openai.DefaultAioHttpClient]]:
-    """The SDK's client and aiohttp client classes, imported without its types (`_sdk_import`)."""
-    try:
-        client, base, logs = import_light("openai", ["openai._client", "openai._base_client", "openai._utils._logs"])
-        logs.setup_logging()  # what `openai/__init__.py` does (OPENAI_LOG)
-        return client.AsyncOpenAI, base.DefaultAioHttpClient
-    except (ImportError, AttributeError):  # an SDK laid out otherwise: the ordinary import
-        import openai
-
-        return openai.AsyncOpenAI, openai.DefaultAioHttpClient
+def post(options: StreamOptions, path: str, body: bytes) -> AbstractAsyncContextManager[Response]:
+    """POST `body` to `path` of the API (`/chat/completions`, `/responses`) with a bearer key."""
+    base_url = options.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+    headers = {"authorization": f"Bearer {options.api_key}"}
+    headers.update((header, os.environ[name]) for name, header in _ENV_HEADERS.items() if os.environ.get(name))
+    headers.update(options.headers)
+    return post_stream(base_url.rstrip("/") + path, headers, body, options.timeout_s)
 
 
 def data_url(image: ImageContentData) -> str:

@@ -1,13 +1,16 @@
-"""The `anthropic-messages` API on the official `anthropic` SDK.
+"""The `anthropic-messages` API (`POST /v1/messages`), as the official `anthropic` SDK speaks it.
 
-The request goes through the SDK (auth, base URL, status errors) as a body encoded once (`_request.py`);
-the SSE body is read raw and parsed here, which is several times cheaper per delta than the SDK's
-event objects (perf-anchor.md).
+The body is encoded once (`_request`, `_encoded`) and posted by the providers' transport (`_http`), with
+the headers the SDK we pin sends (anthropic 2.15: the key as a bearer token, its `anthropic-version`);
+the SSE body is parsed here, which is
+several times cheaper per delta than the SDK's event objects (perf-anchor.md). The SDK itself is not
+imported: its client alone costs more start-up than the whole of pi's launch (`_http`).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -24,17 +27,21 @@ from prime_jupyter.ai.data import (
 )
 from prime_jupyter.ai.history import History, messages_data
 from prime_jupyter.ai.models import Model, anthropic_effort, anthropic_thinking_budget
-from prime_jupyter.ai.providers._encoded import EncodedPrefix, NotEncodable, encode_part, prefix_of, with_messages
-from prime_jupyter.ai.providers._http import cached_client
-from prime_jupyter.ai.providers._request import encode_body, encode_request, response_class, streamed
-from prime_jupyter.ai.providers._sdk_import import import_light
+from prime_jupyter.ai.providers._encoded import (
+    EncodedPrefix,
+    NotEncodable,
+    encode_part,
+    extended,
+    prefix_of,
+    with_messages,
+)
+from prime_jupyter.ai.providers._http import post_stream
+from prime_jupyter.ai.providers._request import encode_body, encode_request
 from prime_jupyter.ai.providers._sse import drain, iter_sse
 from prime_jupyter.ai.providers._transform import Normalizer, normalize_messages, safe_tool_id
 from prime_jupyter.ai.types import Context, Message, TextContent, ThinkingContent
 
 if TYPE_CHECKING:
-    import anthropic
-
     from prime_jupyter.ai.stream import Emitter, StreamOptions
 
 __all__ = ["build_request", "encode_messages_once", "stream_provider"]
@@ -46,45 +53,16 @@ Json = dict[str, JsonValue]
 Results = list[JsonValue] | None
 
 
-def _client(options: StreamOptions) -> anthropic.AsyncAnthropic:
-    """One client per key, base URL and timeout (and loop). SDK retries are off: ours apply."""
-
-    def make(use_aiohttp: bool) -> anthropic.AsyncAnthropic:
-        client_class, aiohttp_client = _sdk()
-        return client_class(
-            api_key=options.api_key,
-            base_url=options.base_url,
-            max_retries=0,
-            timeout=options.timeout_s,
-            http_client=aiohttp_client() if use_aiohttp else None,
-        )
-
-    return cached_client(
-        ("anthropic", options.api_key, options.base_url, options.timeout_s), make, options.http_backend
-    )
-
-
-def _sdk() -> tuple[type[anthropic.AsyncAnthropic], type[anthropic.DefaultAioHttpClient]]:
-    """The SDK's client and aiohttp client classes, imported without its types (`_sdk_import`)."""
-    try:
-        client, base, logs = import_light(
-            "anthropic", ["anthropic._client", "anthropic._base_client", "anthropic._utils._logs"]
-        )
-        logs.setup_logging()  # what `anthropic/__init__.py` does (ANTHROPIC_LOG)
-        return client.AsyncAnthropic, base.DefaultAioHttpClient
-    except (ImportError, AttributeError):  # an SDK laid out otherwise: the ordinary import
-        import anthropic
-
-        return anthropic.AsyncAnthropic, anthropic.DefaultAioHttpClient
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+API_VERSION = "2026-10-21"
+"""The `anthropic-version` of the SDK we pin (`anthropic._constants.ANTHROPIC_API_VERSION`, 2.15)."""
 
 
 async def stream_provider(model: Model, context: Context, options: StreamOptions, emit: Emitter) -> None:
-    client = _client(options)
     content = encode_request(encode_messages_once, model, context, options)
-    post = client.post(
-        "/v1/messages", cast_to=response_class(), content=content, options={"headers": options.headers}, stream=True
-    )
-    async with streamed(post) as resp:
+    base_url = options.base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL
+    headers = {"authorization": f"Bearer {options.api_key}", "anthropic-version": API_VERSION, **options.headers}
+    async with post_stream(f"{base_url.rstrip('/')}/v1/messages", headers, content, options.timeout_s) as resp:
         emit.message.response_id = resp.headers.get("request-id")
         raw = resp.aiter_raw()
         await _consume(iter_sse(raw), emit)
@@ -161,12 +139,14 @@ _MARK = b',"cache_control":{"type":"ephemeral"}}]}'
 
 
 def _encoded_messages(history: History) -> list[bytes] | None:
-    """`_messages(history)`, each encoded, with the cache point; the history keeps what it can reuse.
+    """`_messages(history)`, encoded (chunks of them, `_encoded`), with the cache point; the history
+    keeps what it can reuse.
 
     None when a message cannot be UTF-8 (a lone surrogate): `build_request` then builds it all."""
     prefix = prefix_of(history, _MEMO)
-    parts, users = list(prefix.parts), list(prefix.users)
-    kept, count = (prefix.count, len(parts)), prefix.count
+    parts: list[bytes] = []  # the wire messages after the prefix
+    users: list[bool] = []
+    kept, count = (prefix.count, 0), prefix.count
     normalizer = Normalizer()
     results: list[JsonValue] | None = None  # the tool results the last part collects
     try:
@@ -183,8 +163,8 @@ def _encoded_messages(history: History) -> list[bytes] | None:
     except NotEncodable:
         return None
     if kept[0] > prefix.count:
-        history.set_memo(_MEMO, EncodedPrefix(kept[0], tuple(parts[: kept[1]]), tuple(users[: kept[1]])))
-    return _marked(parts, users)
+        history.set_memo(_MEMO, extended(prefix, kept[0], parts[: kept[1]], users[: kept[1]]))
+    return _marked(prefix, parts, users)
 
 
 def _add(message: MessageData, parts: list[bytes], users: list[bool], results: list[JsonValue] | None) -> Results:
@@ -214,16 +194,20 @@ def _close(results: list[JsonValue] | None, parts: list[bytes]) -> None:
         parts[-1] = encode_part({"role": "user", "content": results})
 
 
-def _marked(parts: list[bytes], users: list[bool]) -> list[bytes]:
-    """The parts with the cache point on the last block of the last user part, as `_mark_cache_point`
-    puts it: a key added at the end of that block, an object."""
+def _marked(prefix: EncodedPrefix, parts: list[bytes], users: list[bool]) -> list[bytes]:
+    """The prefix's chunks and the new parts, with the cache point on the last block of the last user
+    part, as `_mark_cache_point` puts it: a key added at the end of that block, an object."""
     for index in range(len(parts) - 1, -1, -1):
         if users[index]:
-            part = parts[index]
-            if part.endswith(b"}]}"):
-                return [*parts[:index], part[:-3] + _MARK, *parts[index + 1 :]]
-            break
-    return parts
+            return [*prefix.chunks, *parts[:index], _mark(parts[index]), *parts[index + 1 :]]
+    chunks = list(prefix.chunks)
+    if prefix.user >= 0:
+        chunks[prefix.user] = _mark(chunks[prefix.user])
+    return chunks + parts
+
+
+def _mark(part: bytes) -> bytes:
+    return part[:-3] + _MARK if part.endswith(b"}]}") else part
 
 
 def _mark_cache_point(out: list[JsonValue]) -> None:

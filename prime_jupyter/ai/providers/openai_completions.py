@@ -1,4 +1,4 @@
-"""The `openai-completions` API (Chat Completions) on the official `openai` SDK.
+"""The `openai-completions` API (Chat Completions, `POST /chat/completions`), as the `openai` SDK speaks it.
 
 Also serves any OpenAI-compatible server by base URL (Ollama, vLLM, LM Studio, OpenRouter, Groq): their
 `reasoning_content`/`reasoning` deltas become thinking. The SSE body is read raw (see `_sse.py`).
@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING
 from pydantic import JsonValue
 
 from prime_jupyter.ai.data import AssistantMessageData, ImageContentData, UserContentData
+from prime_jupyter.ai.errors import ProviderStatusError
 from prime_jupyter.ai.history import messages_data
 from prime_jupyter.ai.models import Model, openai_reasoning_effort
-from prime_jupyter.ai.providers._openai_common import client_for, data_url, result_images, result_text
-from prime_jupyter.ai.providers._request import encode_request, response_class, streamed
+from prime_jupyter.ai.providers._openai_common import data_url, post, result_images, result_text
+from prime_jupyter.ai.providers._request import encode_request
 from prime_jupyter.ai.providers._sse import drain, iter_sse
 from prime_jupyter.ai.providers._transform import normalize_messages
 from prime_jupyter.ai.types import Context, Message
@@ -47,7 +48,7 @@ async def stream_provider(model: Model, context: Context, options: StreamOptions
 
 
 def _refuses_stream_options(exc: Exception) -> bool:
-    return getattr(exc, "status_code", None) in (400, 422) and "stream_options" in str(exc)
+    return isinstance(exc, ProviderStatusError) and exc.status_code in (400, 422) and "stream_options" in exc.message
 
 
 def _build_without_usage_chunk(model: Model, context: Context, options: StreamOptions) -> Json:
@@ -64,15 +65,7 @@ async def _stream(
     options: StreamOptions,
     emit: Emitter,
 ) -> None:
-    client = client_for(options)
-    post = client.post(
-        "/chat/completions",
-        cast_to=response_class(),
-        content=encode_request(build, model, context, options),
-        options={"headers": options.headers, "security": {"bearer_auth": True}},
-        stream=True,
-    )
-    async with streamed(post) as resp:
+    async with post(options, "/chat/completions", encode_request(build, model, context, options)) as resp:
         emit.start()
         raw = resp.aiter_raw()
         await _consume(raw, emit)

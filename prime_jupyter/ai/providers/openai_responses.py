@@ -1,4 +1,4 @@
-"""The `openai-responses` API (Responses) on the official `openai` SDK, read as raw SSE."""
+"""The `openai-responses` API (Responses, `POST /responses`), as the `openai` SDK speaks it, read as raw SSE."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pydantic import JsonValue
 from prime_jupyter.ai.data import AssistantMessageData, UserContentData
 from prime_jupyter.ai.history import messages_data
 from prime_jupyter.ai.models import Model, openai_reasoning_effort
-from prime_jupyter.ai.providers._openai_common import client_for, data_url, result_images, result_text
-from prime_jupyter.ai.providers._request import encode_request, response_class, streamed
+from prime_jupyter.ai.providers._openai_common import data_url, post, result_images, result_text
+from prime_jupyter.ai.providers._request import encode_request
 from prime_jupyter.ai.providers._sse import drain, iter_sse
 from prime_jupyter.ai.providers._transform import normalize_messages
 from prime_jupyter.ai.types import Context, Message, TextContent, ToolCall
@@ -26,15 +26,7 @@ Json = dict[str, JsonValue]
 
 
 async def stream_provider(model: Model, context: Context, options: StreamOptions, emit: Emitter) -> None:
-    client = client_for(options)
-    post = client.post(
-        "/responses",
-        cast_to=response_class(),
-        content=encode_request(build_request, model, context, options),
-        options={"headers": options.headers, "security": {"bearer_auth": True}},
-        stream=True,
-    )
-    async with streamed(post) as resp:
+    async with post(options, "/responses", encode_request(build_request, model, context, options)) as resp:
         raw = resp.aiter_raw()
         await _consume(raw, emit)
         await drain(raw)

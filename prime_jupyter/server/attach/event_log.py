@@ -28,6 +28,7 @@ from prime_jupyter.ai.types import AssistantMessage
 from prime_jupyter.connection.types import ConnectionEvent, SessionEventReceived
 from prime_jupyter.protocol.codec import event_to_json
 from prime_jupyter.protocol.events import AgentEnd, MessageEnd, MessageStart, MessageUpdate, SessionEvent
+from prime_jupyter.protocol.paths import SESSION_EVENT_PREFIX
 from prime_jupyter.protocol.snapshot import AttachSnapshot
 from prime_jupyter.runtime.views import snapshot
 from prime_jupyter.server.host.live import LiveSession
@@ -49,7 +50,7 @@ LogListener = Callable[[LogEntry | None], None]
 
 
 def _session_event_sse(seq: int, event: SessionEvent) -> bytes:
-    return f'id: {seq}\ndata: {{"type":"session_event","event":{event_to_json(event)}}}\n\n'.encode()
+    return f"id: {seq}\ndata: {SESSION_EVENT_PREFIX}{event_to_json(event)}}}\n\n".encode()
 
 
 class EventLog:

@@ -1,4 +1,5 @@
-"""The SSE stream of `GET connection/events`: `connected`, the replay after a cursor, then live events.
+"""The SSE streams of `GET connection/events` (`connected`, the replay after a cursor, then live events)
+and of `POST connection/run` (`run_started`, the run's events, `run_ended` once the session is idle).
 
 Each stream gets an `Outbox`: the event log's listener appends (it must not block), the writer takes
 everything waiting in one batch and flushes it at once. A cursor the log cannot serve (it fell out of
@@ -11,14 +12,16 @@ from __future__ import annotations
 
 from tornado.web import RequestHandler
 
+from prime_jupyter.protocol.connection_routes import RunEndedMessage, RunStartedMessage
 from prime_jupyter.protocol.frames import ConnectedFrame, ResyncRequiredFrame
 from prime_jupyter.protocol.framing import SSE_HEARTBEAT, encode_sse
 from prime_jupyter.protocol.version import CAPABILITIES, PROTOCOL_VERSION, SCHEMA_REVISION
 from prime_jupyter.server.attach.event_log import EventLog, LogEntry
+from prime_jupyter.server.host.live import LiveSession
 from prime_jupyter.server.http.feeds import Feed
 from prime_jupyter.server.http.streaming import ClientWriter
 
-__all__ = ["Outbox", "open_outbox", "pump"]
+__all__ = ["Outbox", "end_with_run", "open_outbox", "open_run_outbox", "pump"]
 
 _RESYNC = LogEntry(None, encode_sse(ResyncRequiredFrame(reason="cursor-expired")))
 
@@ -65,6 +68,24 @@ def open_outbox(log: EventLog, cursor: int | None) -> Outbox:
     if log.closed:  # the session closed meanwhile: end the stream (the client finds out why on reconnect)
         outbox.close()
     return outbox
+
+
+def open_run_outbox(log: EventLog, started: RunStartedMessage) -> Outbox:
+    """An outbox holding `started` and the events logged since its cursor (the run's first ones)."""
+    outbox = Outbox(log.capacity)
+    outbox.put(LogEntry(None, encode_sse(started)))
+    for entry in log.since(started.cursor) or []:
+        outbox.put(entry)
+    if log.closed:
+        outbox.close()
+    return outbox
+
+
+async def end_with_run(live: LiveSession, log: EventLog, outbox: Outbox) -> None:
+    """Once the session is idle, `run_ended` after the run's last event, and the end of the stream."""
+    await live.connection.wait_for_idle()
+    outbox.put(LogEntry(None, encode_sse(RunEndedMessage(cursor=log.last_seq))))
+    outbox.close()
 
 
 async def pump(handler: RequestHandler, outbox: Outbox, heartbeat_s: float) -> None:

@@ -179,7 +179,6 @@ class PrimeBridge:
             kernel_launcher=self.kernel_launcher,
             kernel_name=self.config.kernel_name,
             tool_timeout_s=self.config.tool_timeout_s,
-            http_backend=self.config.http_backend,
         )
         return options
 
