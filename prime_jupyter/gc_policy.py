@@ -27,7 +27,9 @@ know, and say which moment has come:
   goes, reference counting frees it, frozen or not. The terminal app pauses it the same way around
   the provider SDK's import (thousands of modules, imported in a thread once the session is drawn):
   with the collector on, full passes over the modules being imported held the GIL, and so the app's
-  event loop, 15-94 ms at a time just before the first answer (`benchmarks/bench_tui.py`).
+  event loop, 15-94 ms at a time just before the first answer (`benchmarks/bench_tui.py`, measured
+  while the providers still imported an SDK; their own transport imports far less, and the pause costs
+  nothing when there is little to import).
 
 The price of freezing is that a garbage cycle among frozen objects is never collected; plain reference
 counting still frees everything else.
