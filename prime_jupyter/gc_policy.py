@@ -24,7 +24,12 @@ know, and say which moment has come:
   request body large enough to trigger several (a body build of the 22,000-entry session took about
   125 ms with the transcript scanned, 56 ms with the collector off, 66 ms with it frozen;
   `benchmarks/bench_resume_library.py`). A session's transcript is acyclic data: when the session
-  goes, reference counting frees it, frozen or not.
+  goes, reference counting frees it, frozen or not. The terminal app pauses it the same way around
+  the provider SDK's import (thousands of modules, imported in a thread once the session is drawn):
+  with the collector on, full passes over the modules being imported held the GIL, and so the app's
+  event loop, 15-94 ms at a time just before the first answer (`benchmarks/bench_tui.py`, measured
+  while the providers still imported an SDK; their own transport imports far less, and the pause costs
+  nothing when there is little to import).
 
 The price of freezing is that a garbage cycle among frozen objects is never collected; plain reference
 counting still frees everything else.

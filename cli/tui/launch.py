@@ -18,9 +18,14 @@ takes keys while it loads:
   the session is open and drawn, since its model says which SDK (and so as not to take the GIL from
   the drawing of a long session). On the loop it blocked the first prompt:
   the loop stalled 3.7 s at the first Enter, keys included (`bench_tui.py`, before this). Prompts sent
-  meanwhile wait for it without blocking the loop (`_AfterImport`); nothing typed is lost. Its objects
-  are frozen out of the collector once it is done (`gc_policy.modules_loaded()`), or every full
-  collection of the first answer walks them (see `gc_policy` for what such passes cost).
+  meanwhile wait for it without blocking the loop (`_AfterImport`); nothing typed is lost. The
+  collector is paused while it imports and its objects are frozen once it is done
+  (`gc_policy.bulk_load()`): with the collector on, full passes over the modules being imported held
+  the GIL, and so the loop, 15-94 ms at a time just before the first answer streamed
+  (`bench_tui.py`'s stream case); after it, every full collection of the first answer would walk them.
+
+The in-process session itself runs on an event loop of its own, in a thread (`runtime_thread.py`): on
+the app's loop, its provider stream held every key 100-220 ms while an answer streamed.
 
 Threads help here although imports hold the GIL: the loop only needs it in short turns (a key, a
 frame), and gets it back at the interpreter's forced switches (every 5 ms). Keys typed during these
@@ -86,6 +91,28 @@ class LocalStart:
         self._after_refresh = app.call_after_refresh
 
     async def open(self) -> AgentConnection:
+        """The session, opened on a loop of its own (`runtime_thread.py`), as the app's loop uses it."""
+        from .runtime_thread import RuntimeThread, on_thread
+
+        runtime = RuntimeThread()
+        app_loop = asyncio.get_running_loop()
+        after_refresh = self._after_refresh
+
+        def after_app_refresh(callback: Callable[[], object]) -> None:
+            """From the session's loop: `callback` back on it once the app has refreshed."""
+            if after_refresh is None:
+                runtime.call_soon(callback)
+            else:
+                app_loop.call_soon_threadsafe(after_refresh, lambda: runtime.call_soon(callback))
+
+        try:
+            connection = await runtime.run(self._open(after_app_refresh))
+        except BaseException:
+            runtime.stop()
+            raise
+        return on_thread(connection, runtime)
+
+    async def _open(self, after_refresh: Callable[[Callable[[], object]], object]) -> AgentConnection:
         await asyncio.to_thread(importlib.import_module, "prime_jupyter.connection.in_process")
         from prime_jupyter.connection.in_process import InProcessAgentConnection
 
@@ -94,7 +121,7 @@ class LocalStart:
         connection = await open_local(self._ns, self._cwd)
         if not isinstance(connection, InProcessAgentConnection):
             return connection
-        return cast("AgentConnection", _AfterImport(connection, self._after_refresh))
+        return cast("AgentConnection", _AfterImport(connection, after_refresh))
 
 
 class _AfterImport:
@@ -117,9 +144,12 @@ class _AfterImport:
         if self._imported is None:
             from prime_jupyter import gc_policy
 
-            load = self._connection.import_provider_sdk
+            def load() -> None:
+                with gc_policy.bulk_load():
+                    self._connection.import_provider_sdk()
+                gc_policy.modules_loaded()
+
             self._imported = asyncio.get_running_loop().run_in_executor(None, load)
-            self._imported.add_done_callback(lambda _: gc_policy.modules_loaded())
         return self._imported
 
     def _start_import(self) -> None:

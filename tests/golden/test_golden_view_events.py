@@ -43,6 +43,40 @@ def test_folding_the_events_gives_the_expected_view_of_the_golden_stream(name: s
     assert to_json(fold_events(name)) == expected["final"]
 
 
+def burst_mismatches(name: str, size: int) -> list[int]:
+    """Fold the scenario's events one by one and, beside it, `size` at a time as they are emitted
+    (`apply_events`, as the terminal app folds a burst); the events after which, a burst folded, the two
+    views differ."""
+    one_by_one, in_bursts = ViewFold(new_mapper()), ViewFold(new_mapper())
+    burst: list[SessionEvent] = []
+    mismatches: list[int] = []
+    count = 0
+
+    def sink(event: SessionEvent) -> None:
+        nonlocal count
+        count += 1
+        one_by_one.apply_event(event)
+        burst.append(event)
+        if len(burst) == size:
+            in_bursts.apply_events(burst)
+            burst.clear()
+            if in_bursts.state != one_by_one.state:
+                mismatches.append(count)
+
+    SCENARIOS[name](sink)
+    in_bursts.apply_events(burst)
+    if in_bursts.state != one_by_one.state:
+        mismatches.append(count)
+    return mismatches
+
+
+@pytest.mark.parametrize("size", [2, 3, 7, 1000])
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_folding_the_events_in_bursts_gives_the_same_views_as_one_by_one(name: str, size: int) -> None:
+    """`apply_events` folds consecutive deltas of one part as one: no view may show it."""
+    assert burst_mismatches(name, size) == []
+
+
 def conversation(state: ViewState) -> dict[str, object]:
     """What must not depend on when a front end attached. Render keys and notices may, and so may a
     message's own usage: a hydration has none (`ChatMessage` carries no usage; the panel's neither). No

@@ -2,19 +2,18 @@
 
 The screen paints before the connection exists: the connection is opened in a worker after the first
 paint, and prompts sent meanwhile wait for it. Connection events arrive through the listener into a
-queue that one worker drains in order (a burst of streamed deltas is drawn once); the feed draws them,
-the footer is refreshed from `get_state()` when a run or the model changes, and questions open the
-question dialog (one at a time, closed here when they are settled anywhere). `!cmd` and `!!cmd` run a
-shell command through the connection; its card (`ShellCard`) runs live from the session's shell events, as
-another client's command does (`shell_events.py`).
+queue that one worker drains in order (`EventPump`: a burst of streamed deltas is drawn once); the feed
+draws them, the footer is refreshed from `get_state()` when a run or the model changes (`ChatStatus`),
+and questions open the question dialog (`QuestionDesk`: one at a time, closed here when they are settled
+anywhere). `!cmd` and `!!cmd` run a shell command through the connection; its card (`ShellCard`) runs
+live from the session's shell events, as another client's command does (`shell_events.py`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from textual import work
@@ -41,38 +40,30 @@ from prime_jupyter.connection.types import (
     SessionReplaced,
 )
 from prime_jupyter.errors import PrimeError
-from prime_jupyter.protocol.questions import Question
+from prime_jupyter.protocol.events import SessionEvent
 
+from ..chat_status import ChatStatus
 from ..commands import command_list, resolve, run_command, take_back
 from ..completion import Completions
 from ..connect import Connector
+from ..event_pump import EventPump
 from ..external_editor import edit_externally
 from ..feed import Feed
-from ..files import attach_files
 from ..git_branch import git_branch
+from ..question_desk import QuestionDesk
+from ..sending import send_prompt
 from ..shell_events import is_shell_event, show_shell_event
 from ..widgets.command_menu import CommandMenu
 from ..widgets.conversation import Conversation
 from ..widgets.editor import PromptEditor
 from ..widgets.queue_view import QueueView
 from ..widgets.shell_card import ShellCard
-from ..widgets.status_footer import StatusFooter, footer_info
-from .question import DialogResult, QuestionDialog
+from ..widgets.status_footer import StatusFooter
 
 __all__ = ["ChatScreen"]
 
-_KERNEL_EVENTS = frozenset({"agent_start", "agent_end", "tool_execution_start", "tool_execution_end"})
-"""After these the kernel's state may have changed (the view state does not carry it: `get_state()` does)."""
-
-
 _ESCAPE_AGAIN_S = 2.0
 """A second Esc this soon after the first (editor empty, no run) opens the tree."""
-_FOLD_BUDGET_S = 0.01
-"""Folding a burst of thousands of streamed deltas in one pass held the loop for 100-400 ms (asyncio's
-debug mode, during `benchmarks/bench_tui.py`'s 20,000-delta answer): a pass folds for at most this long,
-then draws and lets keys in."""
-_BELL_AFTER_S = 5.0
-"""A run longer than this rings the terminal's bell when it ends (the user may be looking elsewhere)."""
 _SEVERITY: dict[str, SeverityLevel] = {"info": "information", "warning": "warning", "error": "error"}
 
 
@@ -122,23 +113,16 @@ class ChatScreen(Screen[None]):
         self._cwd_label = cwd_label
         self.connection: AgentConnection | None = None
         self._waiting: list[tuple[str, str]] = [("send", initial_prompt)] if initial_prompt else []
-        self._events: asyncio.Queue[ConnectionEvent] = asyncio.Queue()
-        self._dialog: QuestionDialog | None = None
-        self._closed_questions: set[str] = set()
-        """Questions whose dialog closed here (answered, declined, timed out, settled elsewhere)."""
-        self._kernel_state: str | None = None
-        self._kernel_stale = True
-        self._run_started: float | None = None
+        self._pump_events = EventPump(self._fold, self._connection_event, self._draw, apart=is_shell_event)
+        self._questions = QuestionDesk(self)
+        self._status = ChatStatus()
         self.completions = Completions(lambda: [(c.name, c.description) for c in self.commands()])
         self._escaped = False
         """Esc was pressed once on an empty editor with no run: the next one opens the tree."""
         self._escape_timer: Timer | None = None
         self._expanded = False
-        self._link = "connected"
         self._unsubscribe: Callable[[], None] | None = None
         """The card of the shell command running now (Esc cancels it)."""
-        self._branch: str | None = None
-        """The git branch of the session's directory, read again when a run or a command ends."""
 
     def compose(self) -> ComposeResult:
         yield Conversation(id="conversation")
@@ -171,11 +155,11 @@ class ChatScreen(Screen[None]):
 
     def post_event(self, event: ConnectionEvent) -> None:
         """Handle `event` as if the connection had sent it, in order with what it sends."""
-        self._events.put_nowait(event)
+        self._pump_events.put(event)
 
     async def kernel_changed(self) -> None:
         """A command acted on the kernel: show its state now (no session event says so)."""
-        self._kernel_stale = True
+        self._status.kernel_changed()
         await self._after_render()
 
     # --- the connection -------------------------------------------------------------------------
@@ -189,7 +173,7 @@ class ChatScreen(Screen[None]):
             return
         self.connection = connection
         self.post_message(self.Connected(connection))
-        self._unsubscribe = connection.subscribe(self._events.put_nowait)
+        self._unsubscribe = connection.subscribe(self._pump_events.put)
         snapshot = await connection.get_snapshot()
         self.completions.connection = connection
         self.completions.set_cwd(snapshot.state.cwd)
@@ -205,45 +189,34 @@ class ChatScreen(Screen[None]):
     @work(group="events")
     async def _pump(self) -> None:
         try:
-            await self._drain()
+            await self._pump_events.drain()
         except MountError:
             return  # the app quit while a widget was being mounted: its DOM is going away
 
-    async def _drain(self) -> None:
-        """Fold the events that came since the last pass, then draw once; a pass folds for at most
-        `_FOLD_BUDGET_S`, then draws and lets the loop take keys before it goes on."""
-        while True:
-            item = await self._events.get()
-            deadline = time.monotonic() + _FOLD_BUDGET_S
-            while True:
-                if isinstance(item, SessionEventReceived):
-                    if is_shell_event(item.event):
-                        await show_shell_event(self.conversation, item.event)
-                    self.feed.apply((item.event,))
-                    self._kernel_stale |= item.event.type in _KERNEL_EVENTS
-                else:
-                    await self._connection_event(item)
-                if self._events.empty() or time.monotonic() > deadline:
-                    break
-                item = self._events.get_nowait()
-            await self.feed.render()
-            await self._after_render()
-            if not self._events.empty():
-                await asyncio.sleep(0)
+    def _fold(self, events: Sequence[SessionEvent]) -> None:
+        self.feed.apply(events)
+        for event in events:
+            self._status.saw(event.type)
+
+    async def _draw(self) -> None:
+        await self.feed.render()
+        await self._after_render()
 
     async def _connection_event(self, item: ConnectionEvent) -> None:
-        if isinstance(item, SessionReplaced):
+        if isinstance(item, SessionEventReceived):  # a shell command's (the pump's `apart`)
+            await show_shell_event(self.conversation, item.event)
+        elif isinstance(item, SessionReplaced):
             await self.feed.render()
             await self.feed.load(item.snapshot)
             self.completions.set_cwd(item.snapshot.state.cwd)
             self._read_branch()
-            self._kernel_stale = True
+            self._status.kernel_changed()
         elif isinstance(item, ClientSetEditorText):
             self.editor.set_prompt(item.text)
         elif isinstance(item, ClientNotice):
             self.notify(item.message, severity=_SEVERITY[item.level])
         elif isinstance(item, ConnectionStatus):
-            self._link = item.status
+            self._status.link = item.status
         elif isinstance(item, Closed):
             await self.conversation.add_line(f"Disconnected: {item.error or 'the connection closed'}", "error")
 
@@ -252,78 +225,27 @@ class ChatScreen(Screen[None]):
         state = self.feed.state
         if state is None:
             return
-        self._sync_questions(state.questions)
-        self._ring_after_a_long_run()
-        if self._kernel_stale and self.connection is not None:
-            self._kernel_stale = False
-            try:
-                self._kernel_state = (await self.connection.get_state()).kernel_state
-            except PrimeError:  # the server is out of reach: the connection says so, and reconnects
-                self._kernel_stale = True
-        self.refresh_footer()
-
-    def _ring_after_a_long_run(self) -> None:
-        now = time.monotonic()
-        if self.feed.running and self._run_started is None:
-            self._run_started = now
-        elif not self.feed.running and self._run_started is not None:
-            if now - self._run_started > _BELL_AFTER_S:
+        self._questions.sync(state.questions)
+        ended, long_run = self._status.run_ended(self.feed.running)
+        if ended:
+            if long_run:
                 self.app.bell()
-            self._run_started = None
             self._read_branch()  # the run may have switched it
             gc_policy.modules_loaded()  # a first run imports a provider SDK: freeze it, as the server does
+        await self._status.refresh_kernel(self.connection)
+        self.refresh_footer()
 
     def refresh_footer(self) -> None:
         if self.feed.state is not None:
-            running = self.feed.running
-            self.footer.show(footer_info(self.feed.state, self._kernel_state, running, self._link, self._branch))
+            self.footer.show(self._status.info(self.feed.state, self.feed.running))
 
     @work(group="branch", exclusive=True)
     async def _read_branch(self) -> None:
         """The branch of the session's directory, read off the UI thread."""
         branch = await asyncio.to_thread(git_branch, Path(self.completions.cwd))
-        if branch != self._branch:
-            self._branch = branch
+        if branch != self._status.branch:
+            self._status.branch = branch
             self.refresh_footer()
-
-    # --- questions ------------------------------------------------------------------------------
-
-    def _sync_questions(self, questions: tuple[Question, ...]) -> None:
-        """One dialog at a time, for the oldest pending question; closed when it is settled anywhere."""
-        if self._dialog is not None and all(q.id != self._dialog.question.id for q in questions):
-            self._dialog.close_settled()
-            self._dialog = None
-        waiting = [q for q in questions if q.id not in self._closed_questions]
-        if self._dialog is None and waiting:
-            question = waiting[0]
-            self._dialog = QuestionDialog(question)
-            self.app.bell()
-            self.app.push_screen(self._dialog, lambda result: self._answered(question, result))
-
-    def _answered(self, question: Question, result: DialogResult | None) -> None:
-        self._closed_questions.add(question.id)  # not opened again while the session settles it
-        if self._dialog is not None and self._dialog.question.id == question.id:
-            self._dialog = None
-        if result is not None and result.timed_out:
-            self._timed_out(question)
-        if result is not None and result.send and self.connection is not None:
-            self._answer(question.id, result)
-
-    @work(group="timeouts")
-    async def _timed_out(self, question: Question) -> None:
-        waited = round(question.timeout_ms / 1000)
-        await self.conversation.add_line(
-            f"Nobody answered “{question.title}” within {waited} s, so the agent went on without an answer.",
-            "warning",
-        )
-
-    @work(group="answers")
-    async def _answer(self, question_id: str, result: DialogResult) -> None:
-        if self.connection is not None:
-            try:
-                await self.connection.answer_question(question_id, result.answer)
-            except PrimeError as exc:
-                self.notify(f"The answer was not sent: {exc}", severity="error")
 
     # --- the editor -----------------------------------------------------------------------------
 
@@ -367,23 +289,8 @@ class ChatScreen(Screen[None]):
 
     async def _send(self, text: str, behavior: str) -> None:
         assert self.connection is not None
-        attached = await asyncio.to_thread(attach_files, text, self.completions.cwd)
-        if attached.error is not None:
-            await self.conversation.add_line(f"Not sent: {attached.error}", "error")
-            self.editor.set_prompt(text)
-            return
-        images = attached.images or None
-        try:
-            if not self.feed.running:
-                self.feed.add_local(text)
-                await self.feed.render()
-                await self.connection.prompt(attached.text, images)
-            elif behavior == "follow_up":
-                await self.connection.follow_up(attached.text, images)
-            else:
-                await self.connection.steer(attached.text, images)
-        except PrimeError as exc:
-            await self.conversation.add_line(f"Not sent: {exc}", "error")
+        cwd = self.completions.cwd
+        await send_prompt(self.connection, self.feed, self.conversation, self.editor, text, behavior, cwd)
 
     @work(group="shell")
     async def _run_shell(self, command: str, include_in_context: bool) -> None:

@@ -81,7 +81,12 @@ class Conversation(VerticalScroll):
             self.post_message(self.Behind(behind))
 
     async def show_messages(self, views: Sequence[MessageView]) -> None:
-        """Draw messages of the view state: new ones mounted at the end together, known ones in place."""
+        """Draw messages of the view state: new ones mounted at the end together, known ones in place.
+
+        Several new ones (a session opened) are mounted in one batch: the screen is not drawn again
+        while each is mounted. One alone (a prompt, an answer starting) is not: a batch holds back every
+        drawing until the mount is over, and the mount awaits the loop, which a streaming answer keeps
+        busy; a key typed then waited 100-220 ms to show (`benchmarks/bench_tui.py`)."""
         fresh: list[UserMessageView | AssistantMessageView] = []
         for view in views:
             widget = self.messages.get(view.key)
@@ -90,9 +95,11 @@ class Conversation(VerticalScroll):
                 fresh.append(widget)
             else:
                 await widget.show(view)
-        if fresh:
+        if len(fresh) > 1:
             with self.app.batch_update():
                 await self.mount_all(fresh)
+        elif fresh:
+            await self.mount_all(fresh)
 
     def _widget(self, view: MessageView) -> UserMessageView | AssistantMessageView:
         return UserMessageView(view) if view.role == "user" else AssistantMessageView(view, self.cards)

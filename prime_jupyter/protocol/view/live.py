@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from prime_jupyter.ai.types import AssistantMessage, Message, ToolCall, ToolResultMessage, UserMessage
 from prime_jupyter.protocol.events import AgentStart, MessageStart, SessionEvent, ToolExecutionStart
+from prime_jupyter.protocol.frames import ReasoningDeltaFrame, TextDeltaFrame
 from prime_jupyter.protocol.hydration import apply_live, hydrate, total_usage
 from prime_jupyter.protocol.mapper import EventMapper
 from prime_jupyter.protocol.snapshot import AttachSnapshot
@@ -50,8 +51,25 @@ class ViewFold:
         return state
 
     def apply_events(self, events: Iterable[SessionEvent]) -> ViewState:
+        """Fold several events; the new state. Consecutive text (or reasoning) deltas of one part are
+        folded as one delta: the state is the same as folded one by one, built once. One by one, a
+        20,000-delta answer took 270 ms to fold here (13 us a delta, a new message view and state each,
+        the growing text copied each time), most of what the terminal app spent on it."""
+        state = self.state
+        run: list[str] = []
+        first: TextDeltaFrame | ReasoningDeltaFrame | None = None
         for event in events:
-            self.apply_event(event)
+            for frame in self.mapper.map(event):
+                if isinstance(frame, TextDeltaFrame | ReasoningDeltaFrame):
+                    if first is not None and _same_part(first, frame):
+                        run.append(frame.delta)
+                        continue
+                    state = _fold_run(state, first, run)
+                    first, run = frame, [frame.delta]
+                else:
+                    state = apply_frame(_fold_run(state, first, run), frame)
+                    first, run = None, []
+        self.state = _fold_run(state, first, run)
         return self.state
 
     @classmethod
@@ -123,6 +141,17 @@ class ViewFold:
     def _keep_earlier(self, messages: Sequence[Message], entry_ids: Sequence[str]) -> None:
         self._earlier = (messages, entry_ids)
         self.earlier = sum(not isinstance(m, ToolResultMessage) for m in messages)
+
+
+def _same_part(first: TextDeltaFrame | ReasoningDeltaFrame, frame: TextDeltaFrame | ReasoningDeltaFrame) -> bool:
+    return type(frame) is type(first) and frame.message_id == first.message_id and frame.index == first.index
+
+
+def _fold_run(state: ViewState, first: TextDeltaFrame | ReasoningDeltaFrame | None, run: list[str]) -> ViewState:
+    """`state` with a run of deltas to one part (`first` the run's first frame) folded as one."""
+    if first is None:
+        return state
+    return apply_frame(state, first if len(run) == 1 else first.model_copy(update={"delta": "".join(run)}))
 
 
 def _turn_start(messages: Sequence[Message], tail: int) -> int:

@@ -267,8 +267,8 @@ async def test_a_long_session_opens_with_its_newest_messages_and_scrolling_up_lo
                 await until(pilot, lambda: len(app.screen.query(UserMessageView)) > 1)
             await until(pilot, lambda: len(app.screen.query(UserMessageView)) == 4)
             shown = [str(u.content) for u in app.screen.query(UserMessageView)]
-            assert shown == ["question 0", "question 1", "question 2", "question 3"]
-            assert "answer 0" in answers(app) and fold.earlier == 0
+            assert shown == ["question 0", "question 1", "question 2", "question 3"] and fold.earlier == 0
+            await until(pilot, lambda: "answer 0" in answers(app))  # an answer draws its text once mounted
             await until(pilot, lambda: not any("earlier messages" in str(n.content) for n in app.screen.query(Notice)))
     finally:
         await connection.dispose()
