@@ -23,7 +23,7 @@ from pydantic import TypeAdapter
 
 from prime_jupyter.protocol.chat_commands import ChatCommandRequest
 from prime_jupyter.protocol.commands import Command
-from prime_jupyter.protocol.connection_routes import AttachRequest, CommandRequest, WaitRequest
+from prime_jupyter.protocol.connection_routes import AttachRequest, CommandRequest, RunRequest, WaitRequest
 from prime_jupyter.protocol.requests import (
     ChatNewRequest,
     ChatRequest,
@@ -54,6 +54,7 @@ BODIES: dict[tuple[str, str], Any] = {
     ("POST", "connection/command"): CommandRequest,
     ("POST", "connection/wait"): WaitRequest,
     ("POST", "connection/shell"): ShellRequest,  # never with the live session: it would run what it is sent
+    ("POST", "connection/run"): RunRequest,  # a new session or an unknown one: never the live one
 }
 """The request model of every route that reads a body (a new body route must be added here: see below)."""
 
