@@ -10,7 +10,7 @@ know, and say which moment has come:
   it is frozen (`gc.freeze()`: moved to the permanent generation, never scanned again) and
   collection comes back. The turns begin, so the C heap starts keeping the large blocks they free
   for the next turn (`heap_policy`).
-- `modules_loaded()` (the server, after start-up and after a run that imported a provider SDK): a
+- `modules_loaded()` (the server after start-up, and the hosts after a run that imported modules): a
   full (generation 2) pass walks every tracked object, and a Jupyter server with this extension holds
   about 300,000 after start-up; a full pass over those took 100-370 ms here, stalling every stream of
   every session (`benchmarks/bench_server.py` saw frame latencies above 150 ms at the 99th percentile
@@ -24,12 +24,7 @@ know, and say which moment has come:
   request body large enough to trigger several (a body build of the 22,000-entry session took about
   125 ms with the transcript scanned, 56 ms with the collector off, 66 ms with it frozen;
   `benchmarks/bench_resume_library.py`). A session's transcript is acyclic data: when the session
-  goes, reference counting frees it, frozen or not. The terminal app pauses it the same way around
-  the provider SDK's import (thousands of modules, imported in a thread once the session is drawn):
-  with the collector on, full passes over the modules being imported held the GIL, and so the app's
-  event loop, 15-94 ms at a time just before the first answer (`benchmarks/bench_tui.py`, measured
-  while the providers still imported an SDK; their own transport imports far less, and the pause costs
-  nothing when there is little to import).
+  goes, reference counting frees it, frozen or not.
 
 The price of freezing is that a garbage cycle among frozen objects is never collected; plain reference
 counting still frees everything else.

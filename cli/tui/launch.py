@@ -13,48 +13,29 @@ takes keys while it loads:
 - the chat screen (its widgets, the view fold, pydantic) is imported in a thread, then swapped in for
   the boot screen with what was typed;
 - the in-process runtime (`connection.in_process`: pydantic models, tools, session store; about 0.25 s)
-  is imported in a thread before the session is opened (opened on the loop, once its modules are there);
-- the provider SDK (`import anthropic` is about 1.2 s, and 3,000 modules) is imported in a thread once
-  the session is open and drawn, since its model says which SDK (and so as not to take the GIL from
-  the drawing of a long session). On the loop it blocked the first prompt:
-  the loop stalled 3.7 s at the first Enter, keys included (`bench_tui.py`, before this). Prompts sent
-  meanwhile wait for it without blocking the loop (`_AfterImport`); nothing typed is lost. The
-  collector is paused while it imports and its objects are frozen once it is done
-  (`gc_policy.bulk_load()`): with the collector on, full passes over the modules being imported held
-  the GIL, and so the loop, 15-94 ms at a time just before the first answer streamed
-  (`bench_tui.py`'s stream case); after it, every full collection of the first answer would walk them.
-
-The in-process session itself runs on an event loop of its own, in a thread (`runtime_thread.py`): on
-the app's loop, its provider stream held every key 100-220 ms while an answer streamed.
-
-Threads help here although imports hold the GIL: the loop only needs it in short turns (a key, a
-frame), and gets it back at the interpreter's forced switches (every 5 ms). Keys typed during these
-imports showed in 10-30 ms (p50) on the loaded machine; making the importing thread sleep before each
-module it imports, to hand the GIL over more often, measured no better.
+  is imported in a thread before the session is opened;
+- the session then runs on an event loop of its own, in a thread (`runtime_thread.py`), so that its
+  provider stream does not hold the app's loop; the provider's own module is a few milliseconds since the
+  providers stopped importing an SDK (`ai/providers/_http.py`), and is imported by the first turn.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING
 
 from ..args import wants_app  # decided before this module is imported; named here too for its callers
 
 if TYPE_CHECKING:
     from textual.app import App
 
-    from prime_jupyter.ai.types import ImageContent
-    from prime_jupyter.connection.base import AgentConnection, StreamingBehavior
-    from prime_jupyter.connection.in_process import InProcessAgentConnection
-    from prime_jupyter.protocol.common import CompactResult
-    from prime_jupyter.protocol.snapshot import ConnectionState, PromptResult
+    from prime_jupyter.connection.base import AgentConnection
 
     from .connect import Connector
 
@@ -74,120 +55,34 @@ def run_local(ns: dict[str, object]) -> int:
     cwd = Path(os.getcwd())
     words = ns.get("messages")
     start = LocalStart(ns, cwd)
-    return run_app(start.open, cwd, words if isinstance(words, list) else (), started=start.bind)
+    return run_app(start.open, cwd, words if isinstance(words, list) else ())
 
 
 class LocalStart:
-    """Opens the in-process session for the app: its runtime imported in a thread first, its provider SDK
-    in a thread once the session is drawn (see the module's doc)."""
+    """Opens the in-process session for the app: its runtime imported in a thread, then the session opened
+    on a loop of its own (see the module's doc)."""
 
     def __init__(self, ns: dict[str, object], cwd: Path) -> None:
         self._ns = ns
         self._cwd = cwd
-        self._after_refresh: Callable[[Callable[[], object]], object] | None = None
-
-    def bind(self, app: App[None]) -> None:
-        """The app the session is drawn in: the SDK's import starts after its next refresh."""
-        self._after_refresh = app.call_after_refresh
 
     async def open(self) -> AgentConnection:
         """The session, opened on a loop of its own (`runtime_thread.py`), as the app's loop uses it."""
         from .runtime_thread import RuntimeThread, on_thread
 
         runtime = RuntimeThread()
-        app_loop = asyncio.get_running_loop()
-        after_refresh = self._after_refresh
-
-        def after_app_refresh(callback: Callable[[], object]) -> None:
-            """From the session's loop: `callback` back on it once the app has refreshed."""
-            if after_refresh is None:
-                runtime.call_soon(callback)
-            else:
-                app_loop.call_soon_threadsafe(after_refresh, lambda: runtime.call_soon(callback))
-
         try:
-            connection = await runtime.run(self._open(after_app_refresh))
+            connection = await runtime.run(self._open())
         except BaseException:
             runtime.stop()
             raise
         return on_thread(connection, runtime)
 
-    async def _open(self, after_refresh: Callable[[Callable[[], object]], object]) -> AgentConnection:
+    async def _open(self) -> AgentConnection:
         await asyncio.to_thread(importlib.import_module, "prime_jupyter.connection.in_process")
-        from prime_jupyter.connection.in_process import InProcessAgentConnection
-
         from .connect import open_local
 
-        connection = await open_local(self._ns, self._cwd)
-        if not isinstance(connection, InProcessAgentConnection):
-            return connection
-        return cast("AgentConnection", _AfterImport(connection, after_refresh))
-
-
-class _AfterImport:
-    """The in-process connection, importing its provider SDK in a thread once the chat has drawn the
-    session (its first `get_state()`, then the next refresh), so that the import does not share the GIL
-    with that drawing. Calls that reach the provider wait for the import (off the loop); every other
-    attribute is the connection's own."""
-
-    def __init__(
-        self, connection: InProcessAgentConnection, after_refresh: Callable[[Callable[[], object]], object] | None
-    ) -> None:
-        self._connection = connection
-        self._after_refresh = after_refresh
-        self._imported: asyncio.Future[None] | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._connection, name)
-
-    def _import_sdk(self) -> asyncio.Future[None]:
-        if self._imported is None:
-            from prime_jupyter import gc_policy
-
-            def load() -> None:
-                with gc_policy.bulk_load():
-                    self._connection.import_provider_sdk()
-                gc_policy.modules_loaded()
-
-            self._imported = asyncio.get_running_loop().run_in_executor(None, load)
-        return self._imported
-
-    def _start_import(self) -> None:
-        self._import_sdk()
-
-    async def get_state(self) -> ConnectionState:
-        state = await self._connection.get_state()
-        if self._imported is None:
-            if self._after_refresh is not None:
-                self._after_refresh(self._start_import)  # not the future: Textual would await it
-            else:
-                self._start_import()
-        return state
-
-    async def _sdk(self) -> None:
-        with contextlib.suppress(Exception):  # an SDK that cannot be imported fails the turn, with its error
-            await asyncio.shield(self._import_sdk())
-
-    async def prompt(
-        self,
-        message: str,
-        images: list[ImageContent] | None = None,
-        streaming_behavior: StreamingBehavior | None = None,
-    ) -> PromptResult:
-        await self._sdk()
-        return await self._connection.prompt(message, images, streaming_behavior)
-
-    async def steer(self, message: str, images: list[ImageContent] | None = None) -> PromptResult:
-        await self._sdk()
-        return await self._connection.steer(message, images)
-
-    async def follow_up(self, message: str, images: list[ImageContent] | None = None) -> PromptResult:
-        await self._sdk()
-        return await self._connection.follow_up(message, images)
-
-    async def compact(self, custom_instructions: str | None = None) -> CompactResult:
-        await self._sdk()
-        return await self._connection.compact(custom_instructions)
+        return await open_local(self._ns, self._cwd)
 
 
 def run_attached(args: argparse.Namespace) -> int:

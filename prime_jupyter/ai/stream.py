@@ -48,7 +48,6 @@ __all__ = [
     "Emitter",
     "StreamOptions",
     "close_http_clients",
-    "import_provider",
     "stream",
 ]
 
@@ -301,13 +300,6 @@ def stream(
     module = importlib.import_module(_PROVIDERS[model.api])
     provider: Provider = module.stream_provider
     return AssistantMessageEventStream(model, context, options, provider, on_event)
-
-
-def import_provider(api: str) -> None:
-    """Import the provider of `api` now, as its first stream would. Blocking, from any thread: for a host
-    that would rather do it in the background while its user types than on its event loop at the first
-    prompt."""
-    importlib.import_module(_PROVIDERS[api])
 
 
 async def close_http_clients() -> None:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal
 
 from prime_jupyter.ai.abort import AbortSignal
 from prime_jupyter.ai.models import ThinkingLevel
-from prime_jupyter.ai.stream import close_http_clients, import_provider
+from prime_jupyter.ai.stream import close_http_clients
 from prime_jupyter.ai.types import ImageContent
 from prime_jupyter.connection._replacement import build_replacement, run_after_replace
 from prime_jupyter.connection.base import StreamingBehavior
@@ -157,11 +157,6 @@ class InProcessAgentConnection:
         return cls.create(target.options())
 
     # --- start-up (the terminal app's launch): not part of the `AgentConnection` seam -------------
-
-    def import_provider_sdk(self) -> None:
-        """Import the SDK the session's model streams with, as its first turn would (a second or more).
-        Blocking: a host calls it from a thread, so that its first prompt imports nothing."""
-        import_provider(self.session.model.api)
 
     # --- events ---------------------------------------------------------------------------------
 

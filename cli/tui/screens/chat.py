@@ -231,7 +231,7 @@ class ChatScreen(Screen[None]):
             if long_run:
                 self.app.bell()
             self._read_branch()  # the run may have switched it
-            gc_policy.modules_loaded()  # a first run imports a provider SDK: freeze it, as the server does
+            gc_policy.modules_loaded()  # a first run imports the provider and tools: freeze them, as the server does
         await self._status.refresh_kernel(self.connection)
         self.refresh_footer()
 

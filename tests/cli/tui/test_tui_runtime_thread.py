@@ -38,7 +38,6 @@ async def test_the_session_runs_on_its_own_loop_and_the_app_drives_it(
     args = vars(build_parser().parse_args(["--tools", "ipython"]))
     start = LocalStart(args, home.parent / "work")
     app = PrimeApp(start.open, cwd_label="~/work")
-    start.bind(app)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press(*"stream", "enter")
         await until(pilot, lambda: answers(app).count("a long answer") == 200, within=30)
