@@ -10,13 +10,15 @@ earlier ones are folded (`ViewFold.unfold_earlier`) and mounted as the user scro
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 
+from prime_jupyter.errors import PrimeError
 from prime_jupyter.protocol.events import SessionEvent
-from prime_jupyter.protocol.snapshot import AttachSnapshot
+from prime_jupyter.protocol.snapshot import AttachSnapshot, MessagesResult
 from prime_jupyter.protocol.view import ViewFold, ViewState, add_local_message, is_running
 
 from .widgets.conversation import Conversation
@@ -40,6 +42,9 @@ class Feed:
         self.mounted = mounted
         """How many of the newest messages a session opens with; scrolling to the top mounts as many more."""
         self.fold: ViewFold | None = None
+        self._earlier: tuple[Callable[[], Awaitable[MessagesResult]], str] | None = None
+        """How to read the branch, and the first message id of the snapshot drawn (`load`)."""
+        self._adding: asyncio.Future[None] | None = None
         self._drawn: ViewState | None = None
         self._hidden = 0
 
@@ -51,17 +56,44 @@ class Feed:
     def running(self) -> bool:
         return self.fold is not None and is_running(self.fold.state)
 
-    async def load(self, snapshot: AttachSnapshot) -> None:
-        """Draw a session from scratch."""
+    async def load(
+        self, snapshot: AttachSnapshot, earlier: Callable[[], Awaitable[MessagesResult]] | None = None
+    ) -> None:
+        """Draw a session from scratch. A snapshot of the newest turns only (`get_snapshot(tail=...)`)
+        comes with `earlier`, which reads the whole branch (`get_messages`): the messages before the
+        snapshot's are taken from it by `add_earlier`, or when the user scrolls to the top."""
         self.fold = ViewFold.from_snapshot(snapshot, tail=self.mounted)
+        self._earlier = (earlier, snapshot.entry_ids[0]) if earlier is not None and snapshot.entry_ids else None
+        self._adding = None
         await self.conversation.clear()
         self._drawn = None
         self._hidden = max(0, len(self.fold.state.messages) - self.mounted)
         await self.conversation.set_earlier(self._hidden + self.fold.earlier)
         await self.render()
 
+    async def add_earlier(self) -> None:
+        """Read the messages before the snapshot's (once), and count them in the line at the top."""
+        if self._adding is None and self._earlier is not None:
+            self._adding = asyncio.ensure_future(self._read_earlier(*self._earlier))
+        if self._adding is not None:
+            await asyncio.shield(self._adding)
+
+    async def _read_earlier(self, read: Callable[[], Awaitable[MessagesResult]], first_id: str) -> None:
+        fold = self.fold
+        try:
+            branch = await read()
+        except PrimeError as exc:
+            await self.conversation.add_line(f"Earlier messages could not be read: {exc}", "error")
+            return
+        if self.fold is not fold or fold is None or first_id not in branch.entry_ids:
+            return  # another session drawn meanwhile, or the branch was switched
+        cut = branch.entry_ids.index(first_id)
+        fold.add_earlier(branch.messages[:cut], branch.entry_ids[:cut])
+        await self.conversation.set_earlier(self._hidden + fold.earlier)
+
     async def load_earlier(self) -> bool:
         """Mount the next `mounted` earlier messages above the others; False when all are mounted."""
+        await self.add_earlier()
         if self.fold is None or self._hidden + self.fold.earlier == 0:
             return False
         if self._hidden < self.mounted:

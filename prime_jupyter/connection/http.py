@@ -179,7 +179,8 @@ class HttpAgentConnection:
     async def get_state(self) -> ConnectionState:
         return await self._ask(c.GetStateCommand(), ConnectionState)
 
-    async def get_snapshot(self) -> AttachSnapshot:
+    async def get_snapshot(self, tail: int | None = None) -> AttachSnapshot:
+        del tail  # the server's attach sends the whole branch: a hint a snapshot may ignore (see base.py)
         request = AttachRequest(session_id=self._session_id, **_CLIENT)
         attached, _ = await self._transport.post(CONNECTION_PATH + "attach", dump(request), AttachResponse)
         return attached.snapshot

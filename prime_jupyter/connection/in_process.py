@@ -185,8 +185,8 @@ class InProcessAgentConnection:
     async def get_state(self) -> ConnectionState:
         return connection_state(self.session)
 
-    async def get_snapshot(self) -> AttachSnapshot:
-        return snapshot(self.session)
+    async def get_snapshot(self, tail: int | None = None) -> AttachSnapshot:
+        return snapshot(self.session, tail=tail)
 
     async def get_messages(self) -> MessagesResult:
         messages, ids = branch_messages(self.session.manager)

@@ -152,6 +152,10 @@ class EventMapper:
     def usage_total(self) -> Usage:
         return self._total
 
+    def add_to_total(self, usage: Usage) -> None:
+        """Count what earlier messages cost, learnt after this mapper started (`ViewFold.add_earlier`)."""
+        self._total = add_usage(self._total, usage)
+
     def map(self, event: SessionEvent) -> Frames:
         """The frames for one event (often none, never more than a few)."""
         match event:

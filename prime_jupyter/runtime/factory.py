@@ -16,7 +16,7 @@ from prime_jupyter.runtime.secrets import redacting
 from prime_jupyter.runtime.settings import Settings, load_settings
 from prime_jupyter.runtime.tool_set import DEFAULT_TOOLS, AnyTool, KernelConfig, build_tool_set
 from prime_jupyter.sessions.context import SessionContext
-from prime_jupyter.sessions.listing import find_session, most_recent_path, recorded_cwd
+from prime_jupyter.sessions.listing import find_session_path, most_recent_path, recorded_cwd
 from prime_jupyter.sessions.manager import SessionManager
 
 if TYPE_CHECKING:
@@ -149,7 +149,7 @@ def _open_manager(options: SessionOptions, home: Path, cwd: Path) -> SessionMana
     if options.mode == "resume":
         if not options.resume:
             raise SessionNotFoundError("--resume needs a session id, id prefix or path")
-        return SessionManager.open(find_session(directory, options.resume).path)
+        return SessionManager.open(find_session_path(directory, options.resume))
     if options.mode == "continue":
         latest = most_recent_path(directory, str(cwd))
         if latest is not None:

@@ -13,7 +13,7 @@ from pydantic import JsonValue
 
 from prime_jupyter.ai.models import supported_thinking_levels
 from prime_jupyter.ai.registry import ModelRegistry
-from prime_jupyter.ai.types import AssistantMessage, Message, TextContent, ToolResultMessage, UserMessage
+from prime_jupyter.ai.types import AssistantMessage, Message, TextContent, ToolCall, ToolResultMessage, UserMessage
 from prime_jupyter.protocol.common import CompactResult, ModelRef, SessionSummary, TreeNode
 from prime_jupyter.protocol.snapshot import AttachSnapshot, ConnectionState, SessionView
 from prime_jupyter.runtime.agent_session import AgentSession
@@ -39,8 +39,11 @@ __all__ = [
 ]
 
 
-def branch_messages(manager: SessionManager) -> tuple[list[Message], list[str]]:
-    """Every message on the root-to-leaf branch (compacted history included) with its entry id."""
+def branch_messages(manager: SessionManager, tail: int | None = None) -> tuple[list[Message], list[str]]:
+    """Every message on the root-to-leaf branch (compacted history included) with its entry id; with
+    `tail`, only the newest turns holding at least `tail` messages (`_tail_messages`)."""
+    if tail is not None:
+        return _tail_messages(manager, tail)
     messages: list[Message] = []
     ids: list[str] = []
     for entry in manager.path_to(manager.leaf_id):
@@ -48,6 +51,38 @@ def branch_messages(manager: SessionManager) -> tuple[list[Message], list[str]]:
         if message is not None:
             messages.append(to_llm_message(message))
             ids.append(entry.id)
+    return messages, ids
+
+
+def _tail_messages(manager: SessionManager, tail: int) -> tuple[list[Message], list[str]]:
+    """The newest turns of the branch holding at least `tail` messages (tool results not counted), from
+    a user message after which every tool result answers a call also after it: the cut the view fold
+    makes (`ViewFold.from_snapshot(tail=...)`), so they fold alone as they fold with the rest. Only
+    these entries are validated: a transcript loaded from disk keeps its messages as parsed data, and
+    validating all 10,000 of a long session's branch took about 0.1 s of the terminal app's first
+    paint, which shows only its last 40 (`benchmarks/bench_tui.py`)."""
+    messages: list[Message] = []
+    ids: list[str] = []
+    count = 0
+    unanswered: set[str] = set()
+    for entry_id in reversed(manager.path_ids(manager.leaf_id)):
+        entry = manager.get_entry(entry_id)
+        found = entry_message(entry) if entry is not None else None
+        if found is None:
+            continue
+        message = to_llm_message(found)
+        messages.append(message)
+        ids.append(entry_id)
+        if isinstance(message, ToolResultMessage):
+            unanswered.add(message.tool_call_id)
+            continue
+        count += 1
+        if isinstance(message, AssistantMessage):
+            unanswered.difference_update(b.id for b in message.content if isinstance(b, ToolCall))
+        elif count >= tail and not unanswered:
+            break
+    messages.reverse()
+    ids.reverse()
     return messages, ids
 
 
@@ -85,8 +120,10 @@ def connection_state(session: AgentSession) -> ConnectionState:
     )
 
 
-def snapshot(session: AgentSession, cursor: int = 0) -> AttachSnapshot:
-    messages, ids = branch_messages(session.manager)
+def snapshot(session: AgentSession, cursor: int = 0, tail: int | None = None) -> AttachSnapshot:
+    """What an attach sees; with `tail`, only the newest turns of the branch (`branch_messages`): the
+    front end gets the earlier messages from `get_messages()`, and their usage is not in the fold's."""
+    messages, ids = branch_messages(session.manager, tail)
     return AttachSnapshot(
         state=connection_state(session),
         messages=messages,

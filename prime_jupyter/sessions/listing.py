@@ -25,6 +25,7 @@ __all__ = [
     "SessionInfo",
     "delete_session",
     "find_session",
+    "find_session_path",
     "list_sessions",
     "most_recent",
     "most_recent_path",
@@ -278,6 +279,18 @@ def find_session(sessions_dir: str | os.PathLike[str], query: str) -> SessionInf
         where = f"there are no sessions in {directory}" if not ids else "by id or name"
         raise SessionNotFoundError(f"no session matches {query!r} ({where})")
     raise SessionNotFoundError(_ambiguous(query, infos))
+
+
+def find_session_path(sessions_dir: str | os.PathLike[str], query: str) -> Path:
+    """`find_session(sessions_dir, query).path`, without summarising the transcript when `query` is one
+    session's full id (`-r ID`): the summary read and scanned all of a 10,000-entry session, 20 ms of
+    the terminal app's first paint, just before the session reads the file again (`benchmarks/bench_tui.py`)."""
+    needle = _compact(query.strip())
+    if needle and os.sep not in query and not query.endswith(".jsonl"):
+        exact = [file for sid, file in _header_ids(Path(sessions_dir)).items() if _compact(sid) == needle]
+        if len(exact) == 1:
+            return exact[0].absolute()
+    return find_session(sessions_dir, query).path
 
 
 def _ambiguous(query: str, infos: list[SessionInfo]) -> str:

@@ -176,6 +176,12 @@ class SessionManager:
             self._require(entry_id)
         return self._tree.path_to(entry_id)
 
+    def path_ids(self, entry_id: str | None) -> list[str]:
+        """The ids of `path_to(entry_id)`, no entry validated (`get_entry` validates one)."""
+        if entry_id is not None:
+            self._require(entry_id)
+        return self._tree.ids_to(entry_id)
+
     def branch_between(self, from_id: str | None, to_id: str | None) -> list[AnyEntry]:
         """The entries abandoned when the leaf moves from `from_id` to `to_id` (to summarise them)."""
         return self._tree.branch_between(from_id, to_id)

@@ -147,6 +147,11 @@ class SessionTree:
         """
         return [self._entry(pos) for pos in self._chain(entry_id)]
 
+    def ids_to(self, entry_id: str | None) -> list[str]:
+        """The ids of `path_to`, no entry validated (a front end validates only the tail it shows)."""
+        items = self._items
+        return [id_of(items[pos]) for pos in self._chain(entry_id)]
+
     def items_to(self, entry_id: str | None) -> list[AnyEntry | RawEntry]:
         """`path_to`, message entries loaded as data left as they are (for the context fold)."""
         items = self._items

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -50,3 +51,36 @@ async def test_the_state_follows_the_kernel_of_the_ipython_tool(tmp_path: Path, 
         assert state.kernel_state == "idle" and state.kernel_id
     finally:
         await connection.dispose()
+
+
+@pytest.mark.asyncio
+async def test_a_snapshot_with_a_tail_holds_the_newest_turns_of_the_branch_and_messages_the_rest(
+    tmp_path: Path, llm: ScriptedLLMServer
+) -> None:
+    from prime_jupyter.ai.types import UserMessage
+
+    write_agent_dir(tmp_path / "agent", llm)
+    options = SessionOptions(cwd=tmp_path, model="scripted/m1", agent_dir=tmp_path / "agent", tools=["bash"])
+    first = InProcessAgentConnection.create(options)
+    try:
+        for i in range(3):
+            llm.enqueue(
+                ScriptedTurn(blocks=[ToolCall(name="bash", arguments={"command": f"echo {i}"})]),
+                ScriptedTurn(blocks=[Text(text=f"answer {i}")]),
+            )
+            await first.prompt(f"question {i}")
+            await first.wait_for_idle()
+    finally:
+        await first.dispose()
+    reopened = InProcessAgentConnection.create(dataclasses.replace(options, mode="continue"))  # entries left as data
+    try:
+        branch = await reopened.get_messages()
+        assert len(branch.messages) == 12  # a question, a call, its result and an answer each turn
+        newest = await reopened.get_snapshot(tail=4)  # 3 messages a turn, the tool result not counted: two turns
+        assert newest.entry_ids == branch.entry_ids[4:] and newest.messages == branch.messages[4:]
+        assert isinstance(newest.messages[0], UserMessage) and newest.messages[0].content == "question 1"
+        assert (await reopened.get_snapshot(tail=3)).entry_ids == branch.entry_ids[8:]
+        assert (await reopened.get_snapshot(tail=7)).entry_ids == branch.entry_ids
+        assert (await reopened.get_snapshot()).entry_ids == branch.entry_ids
+    finally:
+        await reopened.dispose()

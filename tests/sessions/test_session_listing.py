@@ -11,6 +11,7 @@ from prime_jupyter.sessions.listing import (
     FULL_PARSE_LIMIT,
     delete_session,
     find_session,
+    find_session_path,
     list_sessions,
     most_recent,
     read_session_info,
@@ -144,6 +145,18 @@ def test_find_session_with_no_match_says_so_without_an_unrelated_id(tmp_path: Pa
 def test_find_session_accepts_a_path(tmp_path: Path) -> None:
     manager = _saved(tmp_path / "s", tmp_path, "x")
     assert find_session(tmp_path / "elsewhere", str(manager.path)).id == manager.session_id
+
+
+def test_find_session_path_is_the_path_find_session_resolves(tmp_path: Path) -> None:
+    sessions = tmp_path / "s"
+    first = _saved(sessions, tmp_path, "x")
+    second = _saved(sessions, tmp_path, "y")
+    second.append_session_info("sales")
+    for query in (first.session_id, first.session_id.replace("-", ""), second.session_id[-6:], "sales"):
+        assert find_session_path(sessions, query) == find_session(sessions, query).path
+    assert find_session_path(tmp_path / "elsewhere", str(first.path)) == find_session(sessions, str(first.path)).path
+    with pytest.raises(SessionNotFoundError, match="no session matches 'zzz'"):
+        find_session_path(sessions, "zzz")
 
 
 def test_most_recent_picks_the_newest_session_of_the_cwd(tmp_path: Path) -> None:

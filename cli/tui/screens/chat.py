@@ -174,17 +174,25 @@ class ChatScreen(Screen[None]):
         self.connection = connection
         self.post_message(self.Connected(connection))
         self._unsubscribe = connection.subscribe(self._pump_events.put)
-        snapshot = await connection.get_snapshot()
+        snapshot = await connection.get_snapshot(tail=self.feed.mounted)  # the earlier ones once it is drawn
         self.completions.connection = connection
         self.completions.set_cwd(snapshot.state.cwd)
         self._read_branch()
-        await self.feed.load(snapshot)
+        await self.feed.load(snapshot, connection.get_messages)
         await self._after_render()
+        self.call_after_refresh(self._add_earlier)
         gc_policy.start_up_done()  # the session is open and drawn: start-up is over
         self._pump()
         waiting, self._waiting = self._waiting, []
         for behavior, text in waiting:
             await self._send(text, behavior)
+
+    @work(group="earlier-messages")
+    async def _add_earlier(self) -> None:
+        """The messages before the snapshot's newest turns, read once they are on screen (their usage
+        counts in the footer)."""
+        await self.feed.add_earlier()
+        self.refresh_footer()
 
     @work(group="events")
     async def _pump(self) -> None:

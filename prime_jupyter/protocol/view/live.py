@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from prime_jupyter.ai.types import AssistantMessage, Message, ToolCall, ToolResultMessage, UserMessage
 from prime_jupyter.protocol.events import AgentStart, MessageStart, SessionEvent, ToolExecutionStart
 from prime_jupyter.protocol.frames import ReasoningDeltaFrame, TextDeltaFrame
-from prime_jupyter.protocol.hydration import apply_live, hydrate, total_usage
+from prime_jupyter.protocol.hydration import add_usage, apply_live, hydrate, total_usage
 from prime_jupyter.protocol.mapper import EventMapper
 from prime_jupyter.protocol.snapshot import AttachSnapshot
 from prime_jupyter.protocol.view.fold import apply_frame
@@ -137,6 +137,19 @@ class ViewFold:
         self._keep_earlier(messages[:start], entry_ids[:start])
         self.state = dataclasses.replace(self.state, messages=(*views, *self.state.messages))
         return views
+
+    def add_earlier(self, messages: Sequence[Message], entry_ids: Sequence[str]) -> None:
+        """Put the messages before a snapshot cut to its newest turns (`get_snapshot(tail=...)`) before
+        those not folded yet, and count what they cost in the usage total."""
+        if not messages:
+            return
+        kept, kept_ids = self._earlier
+        self._keep_earlier([*messages, *kept], [*entry_ids, *kept_ids])
+        cost = total_usage(messages)
+        self.mapper.add_to_total(cost)
+        self.state = dataclasses.replace(
+            self.state, usage=add_usage(self.state.usage, cost) if self.state.usage is not None else cost
+        )
 
     def _keep_earlier(self, messages: Sequence[Message], entry_ids: Sequence[str]) -> None:
         self._earlier = (messages, entry_ids)

@@ -237,6 +237,8 @@ async def test_a_long_session_opens_with_its_newest_messages_and_scrolling_up_lo
     from prime_jupyter.cli.tui.screens.chat import ChatScreen
     from prime_jupyter.cli.tui.widgets.conversation import Conversation
 
+    from prime_jupyter.protocol.hydration import total_usage
+
     earlier = local_connection(home)
     for i in range(4):
         llm.enqueue(ScriptedTurn(blocks=[Text(text=f"answer {i}")]))
@@ -257,9 +259,13 @@ async def test_a_long_session_opens_with_its_newest_messages_and_scrolling_up_lo
             conversation = app.screen.query_one(Conversation)
             await until(pilot, lambda: "answer 3" in answers(app))
             assert [str(u.content) for u in app.screen.query(UserMessageView)] == ["question 3"]
-            assert any("5 earlier messages" in str(n.content) for n in app.screen.query(Notice))
             fold = app.screen.feed.fold if isinstance(app.screen, ChatScreen) else None
-            assert fold is not None and fold.earlier == 4  # the first two turns are not even folded yet
+            assert fold is not None
+            # the snapshot holds the newest turns only; the messages before them are read once it is drawn
+            await until(pilot, lambda: any("5 earlier messages" in str(n.content) for n in app.screen.query(Notice)))
+            assert fold.earlier == 4  # the first two turns are not even folded yet
+            branch = await connection.get_messages()
+            assert fold.state.usage == total_usage(branch.messages) and fold.state.usage.output > 0
             for _ in range(2):
                 conversation.scroll_end(animate=False)
                 await pilot.pause()
