@@ -64,8 +64,12 @@ def _user_text(view: MessageView) -> str:
 _APPEND_MIN_S = 0.05
 _APPEND_COST_SHARE = 4
 """A streaming text part draws what came at most every `_APPEND_MIN_S`, and waits at least this many
-times as long as its last drawing took. Each append to the Markdown parses its open block again, and the
-next frame wraps it again; bounded, that work takes at most a fifth of the loop."""
+times as long as its last drawing took, counted until that drawing was on screen. Each append to the
+Markdown parses its open block again, and the next frame lays it out and wraps it again; bounded, that
+work takes at most a fifth of the loop. Counted without the frame, a long answer's drawings came every
+50 ms while each frame cost more as the answer grew, and in the last third of a 20,000-delta answer keys
+took 34-60 ms to show (p50 16-21 ms over the answer); counted with it, p50 7-13 ms
+(`benchmarks/bench_tui.py`)."""
 
 _LONG_LINE = 1000
 """While a text part streams, a line that grows past this many characters stops going to the Markdown:
@@ -127,7 +131,12 @@ class _TextPart(Markdown):
                 fresh, self._given = self.written[self._given : given], given
                 await self.append(fresh)
             await self._show_tail(self.written[given:])
-            self._wait_s = max(_APPEND_MIN_S, _APPEND_COST_SHARE * (time.monotonic() - started))
+            self.call_after_refresh(self._drawn, started)
+
+    def _drawn(self, started: float) -> None:
+        """The drawing that began at `started` is on screen: its cost, the frame's included, sets the wait
+        before the next one."""
+        self._wait_s = max(_APPEND_MIN_S, _APPEND_COST_SHARE * (time.monotonic() - started))
 
     async def _show_tail(self, text: str) -> None:
         """Show `text` as plain pieces after the Markdown (none for no text); only changed pieces are
