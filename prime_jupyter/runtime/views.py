@@ -13,9 +13,10 @@ from pydantic import JsonValue
 
 from prime_jupyter.ai.models import supported_thinking_levels
 from prime_jupyter.ai.registry import ModelRegistry
-from prime_jupyter.ai.types import AssistantMessage, Message, TextContent, ToolCall, ToolResultMessage, UserMessage
+from prime_jupyter.ai.types import AssistantMessage, Message, TextContent, ToolResultMessage, UserMessage
 from prime_jupyter.protocol.common import CompactResult, ModelRef, SessionSummary, TreeNode
 from prime_jupyter.protocol.snapshot import AttachSnapshot, ConnectionState, SessionView
+from prime_jupyter.protocol.turns import TurnCut
 from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.sessions.context import entry_message, to_llm_message
 from prime_jupyter.sessions.entries import BashExecutionMessage, MessageEntry
@@ -63,8 +64,7 @@ def _tail_messages(manager: SessionManager, tail: int) -> tuple[list[Message], l
     paint, which shows only its last 40 (`benchmarks/bench_tui.py`)."""
     messages: list[Message] = []
     ids: list[str] = []
-    count = 0
-    unanswered: set[str] = set()
+    cut = TurnCut(tail)
     for entry_id in reversed(manager.path_ids(manager.leaf_id)):
         entry = manager.get_entry(entry_id)
         found = entry_message(entry) if entry is not None else None
@@ -73,13 +73,7 @@ def _tail_messages(manager: SessionManager, tail: int) -> tuple[list[Message], l
         message = to_llm_message(found)
         messages.append(message)
         ids.append(entry_id)
-        if isinstance(message, ToolResultMessage):
-            unanswered.add(message.tool_call_id)
-            continue
-        count += 1
-        if isinstance(message, AssistantMessage):
-            unanswered.difference_update(b.id for b in message.content if isinstance(b, ToolCall))
-        elif count >= tail and not unanswered:
+        if cut.starts_at(message):
             break
     messages.reverse()
     ids.reverse()

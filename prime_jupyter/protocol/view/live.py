@@ -21,6 +21,7 @@ from prime_jupyter.protocol.frames import ReasoningDeltaFrame, TextDeltaFrame
 from prime_jupyter.protocol.hydration import add_usage, apply_live, hydrate, total_usage
 from prime_jupyter.protocol.mapper import EventMapper
 from prime_jupyter.protocol.snapshot import AttachSnapshot
+from prime_jupyter.protocol.turns import TurnCut
 from prime_jupyter.protocol.view.fold import apply_frame
 from prime_jupyter.protocol.view.messages import message_view
 from prime_jupyter.protocol.view.state import MessageView, ViewState, empty_state
@@ -171,17 +172,9 @@ def _turn_start(messages: Sequence[Message], tail: int) -> int:
     """Where the newest turns holding at least `tail` messages begin: the index of a user message after
     which every tool result answers a call also after it (so they fold alone as they fold with the rest);
     0 when there is no such message."""
-    count = 0
-    unanswered: set[str] = set()
+    cut = TurnCut(tail)
     for index in range(len(messages) - 1, 0, -1):
-        message = messages[index]
-        if isinstance(message, ToolResultMessage):
-            unanswered.add(message.tool_call_id)
-            continue
-        count += 1
-        if isinstance(message, AssistantMessage):
-            unanswered.difference_update(b.id for b in message.content if isinstance(b, ToolCall))
-        elif count >= tail and not unanswered:
+        if cut.starts_at(messages[index]):
             return index
     return 0
 
