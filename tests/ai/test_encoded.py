@@ -37,7 +37,8 @@ def _bodies(llm: ScriptedLLMServer, messages: History) -> tuple[bytes, bytes]:
     model = scripted_model(llm, "anthropic-messages")
     context = Context.model_construct(system_prompt="be brief", messages=messages, tools=TOOLS)
     once = encode_request(anthropic.encode_messages_once, model, context, OPTIONS)
-    return once, encode_body(anthropic.build_request(model, context, OPTIONS))
+    sent = once if isinstance(once, bytes) else b"".join(once)
+    return sent, encode_body(anthropic.build_request(model, context, OPTIONS))
 
 
 def _kept(history: History) -> int:

@@ -65,6 +65,29 @@ async def test_a_post_carries_the_body_and_headers_and_streams_the_events(llm: S
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize("size", [100, 3_000_000], ids=["small", "large"])
+async def test_a_body_in_pieces_arrives_whole_with_its_length(llm: ScriptedLLMServer, size: int) -> None:
+    """A body given as pieces (what a long history's provider sends, `_http.Body`) is sent as the bytes
+    they make, in order: a small one in one write, a large one piece by piece, a kept connection after."""
+    text = "x" * size
+    pieces = [b'{"model":"scripted-model","stream":true,"max_tokens":10,"messages":[', b"", b'{"role":"user",']
+    pieces += [b'"content":"', text[: size // 2].encode(), text[size // 2 :].encode(), b'"}]}']
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="one")]), ScriptedTurn(blocks=[Text(text="two")]))
+    for _ in range(2):  # the second on the kept connection: nothing of the first body is left on it
+        async with post_stream(f"{llm.base_url}/v1/messages", HEADERS, pieces, 30) as response:
+            assert b"message_stop" in await response.aread()
+    for request in llm.requests:
+        assert request.headers["content-length"] == str(len(b"".join(pieces)))
+        assert request.body == {
+            "model": "scripted-model",
+            "stream": True,
+            "max_tokens": 10,
+            "messages": [{"role": "user", "content": text}],
+        }
+    assert len(_idle()) == 1
+
+
+@pytest.mark.asyncio
 async def test_the_connection_is_kept_for_the_next_request_on_the_loop(llm: ScriptedLLMServer) -> None:
     llm.enqueue(ScriptedTurn(blocks=[Text(text="one")]), ScriptedTurn(blocks=[Text(text="two")]))
     await post(f"{llm.base_url}/v1/messages")

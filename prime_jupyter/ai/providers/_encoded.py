@@ -7,15 +7,16 @@ turns grew with the history (50 ms at 10,000 entries against 3 ms at 10, `benchm
 
 So a provider keeps, on the `History` it is given (`History.memo`), an `EncodedPrefix`: the encoded
 wire messages of the history's first `count` messages, up to a point where its conversion can resume
-from nothing (`Normalizer.quiet`). The next request converts the messages from `count` on, joins the
-bytes, and keeps a longer prefix. The prefix holds its wire messages already joined, in a few chunks
-whose sizes fall geometrically (a turn's new messages are one small chunk, merged into the one before
-when that one is not more than twice as large), so a request joins about a dozen chunks, not one piece
-per message: at 10,000 entries joining 10,000 pieces, and copying the lists and tuples of them that
-the prefix was, took about 2 ms of each turn's encoding in the agent, against 0.9 ms for the same
-5.7 MB in a dozen chunks. The price is one more copy of the messages at the first request (the chunk
-the prefix starts with). The newest `user` wire message stays a chunk of its own, since the cache
-point goes on it. A prefix is immutable and describes the messages it was made from:
+from nothing (`Normalizer.quiet`). The next request converts the messages from `count` on, sends the
+prefix's chunks and the new pieces as they are (the transport never joins them, `_http.Body`), and
+keeps a longer prefix. The prefix holds its wire messages already joined, in a few chunks whose sizes
+fall geometrically (a turn's new messages are one small chunk, merged into the one before when that
+one is not more than twice as large), so a request is about a dozen chunks, not one piece per message:
+at 10,000 entries joining 10,000 pieces, and copying the lists and tuples of them that the prefix was,
+took about 2 ms of each turn's encoding in the agent, against 0.9 ms for the same 5.7 MB in a dozen
+chunks, and nothing now that they are not joined at all. The price is one more copy of the messages
+at the first request (the chunk the prefix starts with). The newest `user` wire message stays a chunk
+of its own, since the cache point goes on it. A prefix is immutable and describes the messages it was made from:
 the `History` hands it to its copies and prefix slices (which begin with the same messages) and drops
 it when it leaves malformed messages out. A compaction or a branch switch builds a new `History`,
 without memos, so its first request is built in full.
@@ -105,18 +106,19 @@ def _push(stack: list[bytes], parts: list[bytes]) -> None:
         stack[-1] = b",".join((stack[-1], last))
 
 
-def with_messages(encoded_body: bytes, messages: list[bytes]) -> bytes:
+def with_messages(encoded_body: bytes, messages: list[bytes]) -> list[bytes]:
     """`encoded_body`, whose `messages` is `[]`, with the encoded `messages` (wire messages, or chunks
-    of them joined by commas) in their place, copied once.
+    of them joined by commas) in their place: the body's pieces, in order, which the transport sends
+    without joining them (`_http.Body`), so the prefix's chunks are never copied.
 
     The first `"messages":[]` is the key: inside a JSON string every `"` is escaped, so the text cannot
     occur there, and the keys before it (`model`, `stream`) hold a string and a boolean.
     """
     if not messages:
-        return encoded_body
+        return [encoded_body]
     at = encoded_body.index(_EMPTY_MESSAGES) + len(_EMPTY_MESSAGES) - 1
     pieces = [encoded_body[:at]]
     for message in messages:
         pieces += (message, b",")
     pieces[-1] = encoded_body[at:]
-    return b"".join(pieces)
+    return pieces

@@ -7,7 +7,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING
 
 from prime_jupyter.ai.data import ImageContentData, ToolResultMessageData
-from prime_jupyter.ai.providers._http import Response, post_stream
+from prime_jupyter.ai.providers._http import Body, Response, post_stream
 
 if TYPE_CHECKING:
     from prime_jupyter.ai.stream import StreamOptions
@@ -19,7 +19,7 @@ _ENV_HEADERS = {"OPENAI_ORG_ID": "openai-organization", "OPENAI_PROJECT_ID": "op
 """What the SDK's client adds from the environment."""
 
 
-def post(options: StreamOptions, path: str, body: bytes) -> AbstractAsyncContextManager[Response]:
+def post(options: StreamOptions, path: str, body: Body) -> AbstractAsyncContextManager[Response]:
     """POST `body` to `path` of the API (`/chat/completions`, `/responses`) with a bearer key."""
     base_url = options.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
     headers = {"authorization": f"Bearer {options.api_key}"}

@@ -20,6 +20,7 @@ from pydantic import JsonValue
 
 from prime_jupyter.ai.history import History
 from prime_jupyter.ai.json_text import json_text
+from prime_jupyter.ai.providers._http import Body
 from prime_jupyter.ai.types import Context
 
 __all__ = ["encode_body", "encode_request"]
@@ -29,13 +30,13 @@ OptionsT = TypeVar("OptionsT")
 
 
 def encode_request(
-    build: Callable[[ModelT, Context, OptionsT], Mapping[str, JsonValue] | bytes],
+    build: Callable[[ModelT, Context, OptionsT], Mapping[str, JsonValue] | Body],
     model: ModelT,
     context: Context,
     options: OptionsT,
-) -> bytes:
-    """`build(model, context, options)` encoded as the request body (bytes from `build` are taken as
-    the encoded body: a provider that encodes its messages once, `_encoded`).
+) -> Body:
+    """`build(model, context, options)` encoded as the request body (bytes or pieces of them from
+    `build` are taken as the encoded body: a provider that encodes its messages once, `_encoded`).
 
     Messages a `History` holds as transcript data are not validated before they are converted. If
     converting them fails, the malformed ones are left out (see `History.drop_malformed`) and the body
@@ -47,7 +48,7 @@ def encode_request(
         if not isinstance(context.messages, History) or not context.messages.drop_malformed():
             raise
         body = build(model, context, options)
-    return body if isinstance(body, bytes) else encode_body(body)
+    return encode_body(body) if isinstance(body, Mapping) else body
 
 
 def encode_body(body: Mapping[str, JsonValue]) -> bytes:

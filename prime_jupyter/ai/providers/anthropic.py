@@ -35,7 +35,7 @@ from prime_jupyter.ai.providers._encoded import (
     prefix_of,
     with_messages,
 )
-from prime_jupyter.ai.providers._http import post_stream
+from prime_jupyter.ai.providers._http import Body, post_stream
 from prime_jupyter.ai.providers._request import encode_body, encode_request
 from prime_jupyter.ai.providers._sse import drain, iter_sse
 from prime_jupyter.ai.providers._transform import Normalizer, normalize_messages, safe_tool_id
@@ -74,8 +74,9 @@ def build_request(model: Model, context: Context, options: StreamOptions) -> Jso
     return _body(model, context, options, _messages(context.messages))
 
 
-def encode_messages_once(model: Model, context: Context, options: StreamOptions) -> bytes:
-    """`build_request`'s body, encoded, with the messages of a `History` encoded once (`_encoded`)."""
+def encode_messages_once(model: Model, context: Context, options: StreamOptions) -> Body:
+    """`build_request`'s body, encoded (in pieces), with the messages of a `History` encoded once
+    (`_encoded`)."""
     if isinstance(context.messages, History):
         messages = _encoded_messages(context.messages)
         if messages is not None:
