@@ -43,13 +43,18 @@ _TOOL_CALLS: list[tuple[str, dict[str, object]]] = [
 ]
 
 
-def tool_task_script() -> Script:
-    """Ten turns that each call one cheap tool (bash, read, write, edit), then a final answer."""
+def tool_task_script(model_time_s: float = 0.0) -> Script:
+    """Ten turns that each call one cheap tool (bash, read, write, edit), then a final answer; each
+    answer's status line waits `model_time_s` (the model's time to its first token)."""
     turns = [
-        ScriptedTurn(blocks=[Text(text=f"Step {i + 1}.", chunks=2), ToolCall(name=name, arguments=args, chunks=3)])
+        ScriptedTurn(
+            first_byte_delay_s=model_time_s,
+            blocks=[Text(text=f"Step {i + 1}.", chunks=2), ToolCall(name=name, arguments=args, chunks=3)],
+        )
         for i, (name, args) in enumerate(_TOOL_CALLS)
     ]
-    return Script(turns=[*turns, ScriptedTurn(blocks=[Text(text="All ten steps are done.", chunks=6)])])
+    last = ScriptedTurn(first_byte_delay_s=model_time_s, blocks=[Text(text="All ten steps are done.", chunks=6)])
+    return Script(turns=[*turns, last])
 
 
 def stream_script() -> Script:
