@@ -12,6 +12,7 @@ from textual.widgets.option_list import Option
 
 from prime_jupyter.protocol.common import TreeNode
 
+from ..widgets.key_order import OrderedInput
 from .picker import Picker
 
 __all__ = ["ForkPicker"]
@@ -27,7 +28,7 @@ class ForkPicker(Picker[str]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog picker"):
             yield Label("Fork from a message (Enter forks, Esc closes)", classes="dialog-title")
-            yield Input(placeholder="filter", id="filter")
+            yield OrderedInput(placeholder="filter", id="filter")
             yield OptionList(id="choices")
 
     def on_mount(self) -> None:

@@ -11,6 +11,7 @@ from textual.widgets.option_list import Option
 
 from prime_jupyter.protocol.common import ModelRef
 
+from ..widgets.key_order import OrderedInput
 from .picker import Picker
 
 __all__ = ["ModelChoice", "ModelPicker"]
@@ -29,7 +30,7 @@ class ModelPicker(Picker[ModelRef]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog picker"):
             yield Label("Model", classes="dialog-title")
-            yield Input(value=self.initial, placeholder="filter", id="filter")
+            yield OrderedInput(value=self.initial, placeholder="filter", id="filter")
             yield OptionList(id="choices")
 
     def on_mount(self) -> None:

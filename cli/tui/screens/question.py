@@ -23,6 +23,8 @@ from textual.widgets.option_list import Option
 
 from prime_jupyter.protocol.questions import ConfirmAnswer, InputAnswer, Question, QuestionAnswer, SelectAnswer
 
+from ..widgets.key_order import OrderedInput
+
 __all__ = ["DialogResult", "QuestionDialog", "time_left"]
 
 
@@ -74,7 +76,8 @@ class QuestionDialog(ModalScreen[DialogResult]):
             elif question.kind == "select":
                 yield OptionList(*[Option(o.label, id=o.id) for o in question.options], id="question-options")
             else:
-                yield Input(value=question.default or "", placeholder=question.placeholder or "", id="question-input")
+                default, placeholder = question.default or "", question.placeholder or ""
+                yield OrderedInput(value=default, placeholder=placeholder, id="question-input")
             with Horizontal(id="question-footer"):
                 yield Static("Esc declines to answer", classes="hint")
                 yield Static(self._countdown(), id="question-time", classes="hint")

@@ -22,6 +22,7 @@ from textual.widgets.option_list import Option
 
 from prime_jupyter.protocol.common import SessionSummary
 
+from ..widgets.key_order import OrderedInput
 from .picker import Picker
 
 __all__ = ["PickerChoice", "SessionPicker", "age"]
@@ -62,7 +63,7 @@ class SessionPicker(Picker[PickerChoice]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog picker"):
             yield Label("Resume a session", classes="dialog-title")
-            yield Input(placeholder="search", id="filter")
+            yield OrderedInput(placeholder="search", id="filter")
             yield OptionList(id="choices")
             yield Static("Enter opens · Ctrl+R renames · Ctrl+D twice deletes · Esc closes", classes="hint", id="hint")
 

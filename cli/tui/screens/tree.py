@@ -23,6 +23,7 @@ from textual.widgets import Input, Label, Static
 from prime_jupyter.protocol.snapshot import SessionView
 
 from ..tree_rows import TreeFilter, TreeRow, tree_rows, visible_anchor
+from ..widgets.key_order import OrderedInput
 from ..widgets.row_list import RowList
 
 __all__ = ["TreeChoice", "TreeScreen", "TreeState"]
@@ -80,7 +81,7 @@ class TreeScreen(ModalScreen[TreeChoice | None]):
         with Vertical(classes="dialog tree"):
             yield Label("Session tree", classes="dialog-title", id="tree-title")
             yield RowList(id="tree-rows")
-            yield Input(placeholder="label, then Enter (empty clears it)", id="tree-label")
+            yield OrderedInput(placeholder="label, then Enter (empty clears it)", id="tree-label")
             yield Static(
                 "Enter switch · s with a summary · f fork · l label · u / b filter · ← → fold · Esc close",
                 classes="hint",

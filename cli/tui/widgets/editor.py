@@ -5,6 +5,7 @@ line, and so does Shift+Enter where the terminal reports it (many send plain Ent
 for the prompt in the user's own editor. Up on the
 first line and Down on the last walk through the prompts sent before. While the command menu is open,
 Up, Down and Tab move in it and complete from it instead: the editor only says so (messages up).
+Every key is handled in the order it came, editing keys included (`key_order`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
+
+from .key_order import editing_keys, run_editing_key
 
 __all__ = ["PromptEditor"]
 
@@ -37,6 +40,8 @@ class PromptEditor(TextArea):
         ("!cmd / !!cmd", "run a shell command: the agent sees its output / only you do"),
     )
     _ACTIONS: ClassVar[dict[str, str]] = {binding.key: binding.action for binding in Binding.make_bindings(BINDINGS)}
+    _EDITING: ClassVar[dict[str, str]] = editing_keys(TextArea.BINDINGS)
+    """The text area's own editing keys (Backspace, the arrows, Ctrl+U, …): run in their turn (`key_order`)."""
 
     class Submitted(Message):
         """The user sent the editor's text (`follow_up`: Alt+Enter)."""
@@ -81,7 +86,8 @@ class PromptEditor(TextArea):
         if key == "down" and self.cursor_location[0] == self.document.line_count - 1 and self._step_history(1):
             self._consume(event)
             return
-        await super()._on_key(event)
+        if not await run_editing_key(self, event, self._EDITING):
+            await super()._on_key(event)
 
     def action_submit(self, behavior: Behavior) -> None:
         self._submit(behavior)
