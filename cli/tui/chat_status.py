@@ -21,6 +21,7 @@ _KERNEL_EVENTS = frozenset({"agent_start", "agent_end", "tool_execution_start", 
 """After these the kernel's state may have changed (the view state does not carry it: `get_state()` does)."""
 
 BELL_AFTER_S = 5.0
+KERNEL_POLL_S = 0.5
 """A run longer than this rings the terminal's bell when it ends (the user may be looking elsewhere)."""
 
 
@@ -52,6 +53,13 @@ class ChatStatus:
             self.kernel_state = (await connection.get_state()).kernel_state
         except PrimeError:  # the server is out of reach: the connection says so, and reconnects
             self._kernel_stale = True
+        if self.kernel_state == "starting":  # no event says when it is ready: the screen asks again
+            self._kernel_stale = True
+
+    @property
+    def kernel_starting(self) -> bool:
+        """The kernel was starting when last asked (the screen asks again every `KERNEL_POLL_S`)."""
+        return self.kernel_state == "starting"
 
     def run_ended(self, running: bool) -> tuple[bool, bool]:
         """Follow the run: (it has just ended, it was long enough to ring the bell)."""

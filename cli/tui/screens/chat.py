@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 
 from textual import work
@@ -42,7 +43,7 @@ from prime_jupyter.connection.types import (
 from prime_jupyter.errors import PrimeError
 from prime_jupyter.protocol.events import SessionEvent
 
-from ..chat_status import ChatStatus
+from ..chat_status import KERNEL_POLL_S, ChatStatus
 from ..commands import command_list, resolve, run_command, take_back
 from ..completion import Completions
 from ..connect import Connector
@@ -120,6 +121,7 @@ class ChatScreen(Screen[None]):
         self._escaped = False
         """Esc was pressed once on an empty editor with no run: the next one opens the tree."""
         self._escape_timer: Timer | None = None
+        self._kernel_timer: Timer | None = None
         self._expanded = False
         self._unsubscribe: Callable[[], None] | None = None
         """The card of the shell command running now (Esc cancels it)."""
@@ -240,8 +242,16 @@ class ChatScreen(Screen[None]):
                 self.app.bell()
             self._read_branch()  # the run may have switched it
             gc_policy.modules_loaded()  # a first run imports the provider and tools: freeze them, as the server does
+        await self._poll_kernel()
+
+    async def _poll_kernel(self, timer_fired: bool = False) -> None:
+        """The footer's kernel state, asked for again while the kernel starts (the launch starts it)."""
+        if timer_fired:
+            self._kernel_timer = None
         await self._status.refresh_kernel(self.connection)
         self.refresh_footer()
+        if self._status.kernel_starting and self._kernel_timer is None:
+            self._kernel_timer = self.set_timer(KERNEL_POLL_S, partial(self._poll_kernel, True))
 
     def refresh_footer(self) -> None:
         if self.feed.state is not None:

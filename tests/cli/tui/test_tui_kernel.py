@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from nav_kit import interrupt_a_long_call, notices, restart_loses_the_variables
+from prime_jupyter.cli.tui.widgets.status_footer import StatusFooter
 from tui_kit import SIZE, app_on, local_connection, until
 
 from prime_jupyter.testing import ScriptedLLMServer
@@ -44,5 +45,20 @@ async def test_kernel_commands_without_a_kernel_say_so(home: Path) -> None:
         async with app.run_test(size=SIZE) as pilot:
             await pilot.press(*"/kernel restart", "enter")
             await until(pilot, lambda: any("has no kernel" in text for text in notices(app)))
+    finally:
+        await connection.dispose()
+
+
+@pytest.mark.asyncio
+async def test_the_footer_shows_the_kernel_ready_without_a_run(home: Path) -> None:
+    """The session starts its kernel at launch and no event says when it is ready: the footer asks until
+    it is (it said "kernel starting" until the first tool call)."""
+    connection = local_connection(home, tools=["ipython"])
+    try:
+        app = app_on(connection)
+        async with app.run_test(size=SIZE) as pilot:
+            footer = app.screen.query_one(StatusFooter)
+            await until(pilot, lambda: footer.info is not None and footer.info.kernel_state is not None)
+            await until(pilot, lambda: footer.info.kernel_state == "idle", within=60)
     finally:
         await connection.dispose()
