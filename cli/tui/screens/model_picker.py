@@ -23,7 +23,8 @@ ModelChoice = tuple[ModelRef, str, bool]
 class ModelPicker(Picker[ModelRef]):
     def __init__(self, models: Sequence[ModelChoice], current: ModelRef | None, initial: str = "") -> None:
         super().__init__(classes="dialog-screen")
-        self.models = list(models)
+        self.models = sorted(models, key=lambda choice: not choice[2])
+        """The models whose provider has a key first, each group in the connection's order."""
         self.current = current
         self.initial = initial
 

@@ -14,6 +14,7 @@ from prime_jupyter.cli.tui.widgets.command_menu import CommandMenu
 from prime_jupyter.cli.tui.widgets.editor import PromptEditor
 from prime_jupyter.cli.tui.widgets.message import Notice, UserMessageView
 from prime_jupyter.cli.tui.widgets.status_footer import StatusFooter
+from textual.widgets import OptionList
 from tui_kit import SIZE, answers, app_on, local_connection, until
 
 from prime_jupyter.connection.in_process import InProcessAgentConnection
@@ -39,6 +40,10 @@ async def test_model_picks_from_the_connection_s_models(connection: InProcessAge
         await until(pilot, lambda: "scripted/m1" in str(app.screen.query_one(StatusFooter).info.model))
         await pilot.press(*"/model", "enter")
         await until(pilot, lambda: isinstance(app.screen, ModelPicker))
+        listed = app.screen.query_one(OptionList)
+        ids = [str(listed.get_option_at_index(i).id) for i in range(listed.option_count)]
+        assert ids[:2] == ["scripted/m1", "scripted/m2"] and len(ids) > 2  # the usable ones first, the built-in after
+        assert listed.highlighted == 0  # the current one
         await pilot.press(*"m2", "enter")
         await until(pilot, lambda: app.screen.query_one(StatusFooter).info.model == "scripted/m2")
         state = await connection.get_state()
