@@ -12,6 +12,7 @@ live from the session's shell events, as another client's command does (`shell_e
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -64,7 +65,7 @@ from ..widgets.status_footer import StatusFooter
 __all__ = ["ChatScreen"]
 
 _ESCAPE_AGAIN_S = 2.0
-"""A second Esc this soon after the first (editor empty, no run) opens the tree."""
+"""A second Esc this soon after the first (editor empty, no run) opens the tree; a second Ctrl+C quits."""
 _SEVERITY: dict[str, SeverityLevel] = {"info": "information", "warning": "warning", "error": "error"}
 
 
@@ -81,7 +82,7 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+o", "expand_all", "expand or collapse all tool output", show=False),
         Binding("ctrl+l", "command('model')", "pick a model", show=False),
         Binding("ctrl+d", "quit_if_empty", "quit (on an empty editor)", show=False),
-        Binding("ctrl+c", "interrupt", "clear the editor, else abort the run", show=False),
+        Binding("ctrl+c", "interrupt", "clear the editor, else abort the run, else (twice) quit", show=False),
         Binding("alt+up", "take_back", "take the last queued message back into the editor", show=False),
         Binding("ctrl+end", "jump_to_end", "back to the newest output (after scrolling up)", show=False, priority=True),
     ]
@@ -122,6 +123,7 @@ class ChatScreen(Screen[None]):
         """Esc was pressed once on an empty editor with no run: the next one opens the tree."""
         self._escape_timer: Timer | None = None
         self._kernel_timer: Timer | None = None
+        self._quit_until = 0.0
         self._expanded = False
         self._unsubscribe: Callable[[], None] | None = None
         """The card of the shell command running now (Esc cancels it)."""
@@ -414,13 +416,16 @@ class ChatScreen(Screen[None]):
             self.editor.set_prompt(last)
 
     async def action_interrupt(self) -> None:
-        """Ctrl+C: clear the editor; with nothing to clear, abort the run; with no run, say how to quit."""
+        """Ctrl+C: clear the editor; with nothing to clear, abort the run; with no run, twice quits."""
         if self.editor.text:
             self.editor.set_prompt("")
         elif self.feed.running and self.connection is not None:
             self._abort()
+        elif time.monotonic() < self._quit_until:
+            self.app.exit()
         else:
-            await self.app.run_action("help_quit")
+            self._quit_until = time.monotonic() + _ESCAPE_AGAIN_S
+            self.notify("Ctrl+C again to quit (or Ctrl+D, or Ctrl+Q)", timeout=_ESCAPE_AGAIN_S)
 
     def action_quit_if_empty(self) -> None:
         if not self.editor.text:

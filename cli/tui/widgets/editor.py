@@ -89,6 +89,13 @@ class PromptEditor(TextArea):
         if not await run_editing_key(self, event, self._EDITING):
             await super()._on_key(event)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """On an empty editor Ctrl+D (the text area's delete-right) is not the editor's: it goes on to
+        the screen, where it quits."""
+        if action == "delete_right" and not self.text:
+            return False
+        return super().check_action(action, parameters)
+
     def action_submit(self, behavior: Behavior) -> None:
         self._submit(behavior)
 

@@ -77,5 +77,35 @@ async def test_ctrl_c_clears_the_editor(home: Path) -> None:
         await connection.dispose()
 
 
+@pytest.mark.asyncio
+async def test_ctrl_c_twice_on_an_empty_editor_quits(home: Path) -> None:
+    connection = local_connection(home)
+    try:
+        app = PrimeApp(lambda: _ready(connection), cwd_label="~/work")
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("ctrl+c")
+            await pilot.pause(0.2)
+            assert app.is_running  # the first one only says that a second one quits
+            await pilot.press("ctrl+c")
+            await until(pilot, lambda: not app.is_running)
+    finally:
+        await connection.dispose()
+
+
+@pytest.mark.asyncio
+async def test_ctrl_d_deletes_in_the_editor_and_quits_on_an_empty_one(home: Path) -> None:
+    connection = local_connection(home)
+    try:
+        app = PrimeApp(lambda: _ready(connection), cwd_label="~/work")
+        async with app.run_test(size=SIZE) as pilot:
+            editor = app.screen.query_one(PromptEditor)
+            await pilot.press(*"abc", "left", "left", "ctrl+d")
+            assert editor.text == "ac" and app.is_running
+            await pilot.press("ctrl+a", "ctrl+k", "ctrl+d")
+            await until(pilot, lambda: not app.is_running)
+    finally:
+        await connection.dispose()
+
+
 async def _ready(connection: AgentConnection) -> AgentConnection:
     return connection
