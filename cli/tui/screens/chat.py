@@ -12,7 +12,6 @@ live from the session's shell events, as another client's command does (`shell_e
 from __future__ import annotations
 
 import asyncio
-import time
 import uuid
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -55,6 +54,7 @@ from ..git_branch import git_branch
 from ..question_desk import QuestionDesk
 from ..sending import send_prompt
 from ..shell_events import is_shell_event, show_shell_event
+from ..twice import AGAIN_S, Twice
 from ..widgets.command_menu import CommandMenu
 from ..widgets.conversation import Conversation
 from ..widgets.editor import PromptEditor
@@ -64,8 +64,6 @@ from ..widgets.status_footer import StatusFooter
 
 __all__ = ["ChatScreen"]
 
-_ESCAPE_AGAIN_S = 2.0
-"""A second Esc this soon after the first (editor empty, no run) opens the tree; a second Ctrl+C quits."""
 _SEVERITY: dict[str, SeverityLevel] = {"info": "information", "warning": "warning", "error": "error"}
 
 
@@ -119,11 +117,9 @@ class ChatScreen(Screen[None]):
         self._questions = QuestionDesk(self)
         self._status = ChatStatus()
         self.completions = Completions(lambda: [(c.name, c.description) for c in self.commands()])
-        self._escaped = False
-        """Esc was pressed once on an empty editor with no run: the next one opens the tree."""
-        self._escape_timer: Timer | None = None
+        self._escape, self._quit = Twice(), Twice()
+        """Esc twice on an empty editor with no run opens the tree; Ctrl+C twice with nothing to do quits."""
         self._kernel_timer: Timer | None = None
-        self._quit_until = 0.0
         self._expanded = False
         self._unsubscribe: Callable[[], None] | None = None
         """The card of the shell command running now (Esc cancels it)."""
@@ -270,7 +266,7 @@ class ChatScreen(Screen[None]):
     # --- the editor -----------------------------------------------------------------------------
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        self._escaped = False
+        self._escape.reset()
         text = self.editor.text
         if self.completions.needs_files(text):
             self._list_files()
@@ -344,19 +340,8 @@ class ChatScreen(Screen[None]):
             self.editor.menu_open = False
         elif (self.feed.running or any(c.running for c in self.conversation.shells)) and self.connection is not None:
             self._abort()
-        elif not self.editor.text and self.connection is not None:
-            if self._escaped:
-                self._escaped = False
-                self._command("tree", "")
-            else:
-                self._escaped = True
-                if self._escape_timer is not None:
-                    self._escape_timer.stop()
-                self._escape_timer = self.set_timer(_ESCAPE_AGAIN_S, self._escape_expired)
-
-    def _escape_expired(self) -> None:
-        self._escaped = False
-        self._escape_timer = None
+        elif not self.editor.text and self.connection is not None and self._escape.press():
+            self._command("tree", "")
 
     @work(group="abort")
     async def _abort(self) -> None:
@@ -421,11 +406,10 @@ class ChatScreen(Screen[None]):
             self.editor.set_prompt("")
         elif self.feed.running and self.connection is not None:
             self._abort()
-        elif time.monotonic() < self._quit_until:
+        elif self._quit.press():
             self.app.exit()
         else:
-            self._quit_until = time.monotonic() + _ESCAPE_AGAIN_S
-            self.notify("Ctrl+C again to quit (or Ctrl+D, or Ctrl+Q)", timeout=_ESCAPE_AGAIN_S)
+            self.notify("Ctrl+C again to quit (or Ctrl+D, or Ctrl+Q)", timeout=AGAIN_S)
 
     def action_quit_if_empty(self) -> None:
         if not self.editor.text:
