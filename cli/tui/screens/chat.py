@@ -25,7 +25,7 @@ from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widget import MountError
+from textual.widget import MountError, Widget
 from textual.widgets import Static, TextArea
 
 from prime_jupyter import gc_policy
@@ -55,6 +55,7 @@ from ..question_desk import QuestionDesk
 from ..sending import send_prompt
 from ..shell_events import is_shell_event, show_shell_event
 from ..twice import AGAIN_S, Twice
+from ..welcome import KEYS, key_warning
 from ..widgets.command_menu import CommandMenu
 from ..widgets.conversation import Conversation
 from ..widgets.editor import PromptEditor
@@ -181,11 +182,19 @@ class ChatScreen(Screen[None]):
         await self.feed.load(snapshot, connection.get_messages)
         await self._after_render()
         self.call_after_refresh(self._add_earlier)
+        if not snapshot.messages and not self._waiting:
+            self._warn_of_keys(connection, await self.conversation.add_line(KEYS))
         gc_policy.start_up_done()  # the session is open and drawn: start-up is over
         self._pump()
         waiting, self._waiting = self._waiting, []
         for behavior, text in waiting:
             await self._send(text, behavior)
+
+    @work(group="welcome")
+    async def _warn_of_keys(self, connection: AgentConnection, welcome: Widget) -> None:
+        warning = await key_warning(connection)
+        if warning is not None:
+            await self.conversation.add_line(warning, "warning", after=welcome)
 
     @work(group="earlier-messages")
     async def _add_earlier(self) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from textual.containers import VerticalScroll
 from textual.message import Message
+from textual.widget import Widget
 
 from prime_jupyter.protocol.view import MessageView
 from prime_jupyter.protocol.view import Notice as NoticeView
@@ -149,9 +150,11 @@ class Conversation(VerticalScroll):
             if widget is not None:
                 await widget.remove()
 
-    async def add_line(self, text: str, level: str = "info") -> None:
-        """A line of the app's own (a command's result), after what is there."""
-        await self.mount(Notice(text, level))
+    async def add_line(self, text: str, level: str = "info", after: Widget | None = None) -> Notice:
+        """A line of the app's own (a command's result), after what is there (or after `after`)."""
+        notice = Notice(text, level)
+        await self.mount(notice, after=after)
+        return notice
 
     async def add_shell(self, card: ShellCard) -> None:
         """A shell command the user ran, after what is there."""

@@ -13,10 +13,13 @@ from prime_jupyter.cli.tui.app import PrimeApp
 from prime_jupyter.cli.tui.connect import open_local
 from prime_jupyter.cli.tui.launch import cwd_label, wants_app
 from prime_jupyter.cli.tui.widgets.editor import PromptEditor
+from prime_jupyter.cli.tui.widgets.message import Notice
 from tui_kit import SIZE, answers, local_connection, until
 
 from prime_jupyter.connection.base import AgentConnection
+from prime_jupyter.connection.in_process import InProcessAgentConnection
 from prime_jupyter.errors import PrimeError
+from prime_jupyter.runtime.factory import SessionOptions
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text
 
 
@@ -103,6 +106,38 @@ async def test_ctrl_d_deletes_in_the_editor_and_quits_on_an_empty_one(home: Path
             assert editor.text == "ac" and app.is_running
             await pilot.press("ctrl+a", "ctrl+k", "ctrl+d")
             await until(pilot, lambda: not app.is_running)
+    finally:
+        await connection.dispose()
+
+
+@pytest.mark.asyncio
+async def test_a_new_session_shows_the_keys_and_warns_of_a_model_without_a_key(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    work = home.parent / "work"
+    options = SessionOptions(cwd=work, model="anthropic/claude-sonnet-5-5", agent_dir=home, interactive=True)
+    connection = InProcessAgentConnection.create(options)
+    try:
+        app = PrimeApp(lambda: _ready(connection), cwd_label="~/work")
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: len(app.screen.query(Notice)) == 2)
+            first, second = (str(n.content) for n in app.screen.query(Notice))
+            assert "/ commands" in first and "/hotkeys" in first
+            assert second.startswith("anthropic/claude-sonnet-5-5 has no API key: set ANTHROPIC_API_KEY")
+    finally:
+        await connection.dispose()
+
+
+@pytest.mark.asyncio
+async def test_a_model_with_its_key_gets_no_warning(home: Path) -> None:
+    connection = local_connection(home)
+    try:
+        app = PrimeApp(lambda: _ready(connection), cwd_label="~/work")
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: bool(app.screen.query(Notice)))
+            await pilot.pause(0.2)
+            assert [n.level for n in app.screen.query(Notice)] == ["info"]
     finally:
         await connection.dispose()
 

@@ -1,0 +1,25 @@
+"""What a new, empty session shows before the first prompt: the keys to start with, and a warning when
+the model the session would use has no API key (a prompt would come back "Not sent")."""
+
+from __future__ import annotations
+
+from prime_jupyter.ai.registry import ENV_API_KEYS
+from prime_jupyter.connection.base import AgentConnection
+
+__all__ = ["KEYS", "key_warning"]
+
+KEYS = "Enter sends · / commands · @ attaches a file · !cmd runs a shell command · Esc aborts · /hotkeys"
+
+
+async def key_warning(connection: AgentConnection) -> str | None:
+    """What to say when the session's model cannot run for want of a key (or of a model), else None."""
+    models = await connection.get_available_models()
+    current = models.current
+    if current is None:
+        return "No model is configured: /model picks one."
+    model = next((m for m in models.models if (m.provider, m.id) == (current.provider, current.id)), None)
+    if model is None or model.available:
+        return None
+    variable = ENV_API_KEYS.get(current.provider)
+    where = f"set {variable} (or add the key to auth.json in the agent's folder)" if variable else "add its key"
+    return f"{current.provider}/{current.id} has no API key: {where}, or pick another model with /model."
