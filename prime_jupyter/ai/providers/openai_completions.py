@@ -125,8 +125,9 @@ def _body(model: Model, context: Context, options: StreamOptions, messages: list
 def _messages(messages: Sequence[Message]) -> list[JsonValue]:
     out: list[JsonValue] = []
     wire = _Wire()
+    convert = wire.convert
     for message in normalize_messages(messages_data(messages)):
-        out += wire.convert(message)
+        out += convert(message)
     out += wire.settle()
     return out
 
@@ -144,12 +145,11 @@ class _Wire:
         if message["role"] == "toolResult":
             self.images += result_images(message)
             return [{"role": "tool", "tool_call_id": message["toolCallId"], "content": result_text(message)}]
-        out = self.settle()
         if message["role"] == "assistant":
-            out.append(_assistant(message))
+            wire = _assistant(message)
         else:
-            out.append({"role": "user", "content": _user_content(message["content"])})
-        return out
+            wire = {"role": "user", "content": _user_content(message["content"])}
+        return [*self.settle(), wire] if self.images else [wire]
 
     def settle(self) -> list[Json]:
         """The images' message, if images wait: after it nothing does."""
