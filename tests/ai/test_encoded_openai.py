@@ -58,10 +58,12 @@ def _sent(body: Body) -> bytes:
     return body if isinstance(body, bytes) else b"".join(body)
 
 
-def _bodies(llm: ScriptedLLMServer, api: Api, messages: History, system: str = "be brief") -> tuple[bytes, bytes]:
+def _bodies(
+    llm: ScriptedLLMServer, api: Api, messages: History, system: str = "be brief", tools: list[ToolSpec] = TOOLS
+) -> tuple[bytes, bytes]:
     """(the body encoded once, the body built from scratch) for `messages`."""
     model = scripted_model(llm, api)
-    context = Context.model_construct(system_prompt=system, messages=messages, tools=TOOLS)
+    context = Context.model_construct(system_prompt=system, messages=messages, tools=tools)
     once = _sent(encode_request(ONCE[api], model, context, OPTIONS))
     return once, encode_body(BUILD[api](model, context, OPTIONS))
 
@@ -145,14 +147,15 @@ def test_each_api_keeps_its_own_prefix_on_the_same_history(llm: ScriptedLLMServe
 
 
 @pytest.mark.parametrize("api", OPENAI)
-@pytest.mark.parametrize("where", ["message", "system"])
+@pytest.mark.parametrize("where", ["message", "system", "tool"])
 def test_a_lone_surrogate_builds_the_whole_body_the_old_way(llm: ScriptedLLMServer, api: Api, where: str) -> None:
     history = History(_turns())
     _bodies(llm, api, history)
     kept = prefix_of(history, api)
     broken = "broken \ud800 output"
     history.append(UserMessage(content=broken if where == "message" else "fine"))
-    once, built = _bodies(llm, api, history, system=broken if where == "system" else "be brief")
+    tools = [ToolSpec(name="bash", description=broken, parameters={})] if where == "tool" else TOOLS
+    once, built = _bodies(llm, api, history, system=broken if where == "system" else "be brief", tools=tools)
     assert once == built and "\ufffd".encode() in once
     if where == "message":
         assert prefix_of(history, api) is kept  # nothing kept from a failed encoding
