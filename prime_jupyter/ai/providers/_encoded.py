@@ -23,22 +23,40 @@ without memos, so its first request is built in full.
 
 What the body says does not change: the messages are encoded one by one with the same encoder as a
 whole body, and compact JSON of a list is its items' JSON joined by commas. Tests compare the bytes with
-the body built from scratch (`tests/ai/test_encoded.py`).
+the body built from scratch (`tests/ai/test_encoded.py`, `tests/ai/test_encoded_openai.py`).
+
+The two OpenAI APIs convert each cleaned message to wire messages on its own (`encoded_messages`): only
+Chat Completions holds something back, the images of a run of tool results, which go in a user message
+after the run. At a quiet point no tool result can follow (the normalizer drops a result without its
+call), so that message comes next whatever follows: it is let out there (`settle`), and the conversion
+resumes from nothing. They have no cache point, so their prefixes have no `user` chunk.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import pydantic_core
 from pydantic import JsonValue
 
+from prime_jupyter.ai.data import MessageData
 from prime_jupyter.ai.history import History
+from prime_jupyter.ai.providers._transform import Normalizer
 
-__all__ = ["EncodedPrefix", "NotEncodable", "encode_part", "extended", "prefix_of", "with_messages"]
+__all__ = [
+    "EncodedPrefix",
+    "NotEncodable",
+    "encode_part",
+    "encoded_messages",
+    "extended",
+    "prefix_of",
+    "with_messages",
+]
 
 _EMPTY_MESSAGES = b'"messages":[]'
+
+Wire = Iterable[Mapping[str, JsonValue]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,9 +94,41 @@ def encode_part(value: Mapping[str, JsonValue]) -> bytes:
         raise NotEncodable from None
 
 
-def extended(prefix: EncodedPrefix, count: int, parts: list[bytes], users: list[bool]) -> EncodedPrefix:
-    """`prefix` followed by the wire messages `parts` (`users`: which are of the `user` role), which
-    together describe the history's first `count` messages."""
+def encoded_messages(
+    history: History, key: str, convert: Callable[[MessageData], Wire], settle: Callable[[], Wire]
+) -> list[bytes] | None:
+    """The wire messages of `history`, encoded (the prefix kept under `key`, then one part per new wire
+    message); the history keeps what it can reuse.
+
+    `convert` gives the wire messages of one cleaned message; `settle` those it still holds back, at
+    a quiet point and at the end, after which it holds nothing (the module docstring). None when a
+    message cannot be UTF-8 (a lone surrogate): the caller then builds the body whole.
+    """
+    prefix = prefix_of(history, key)
+    parts: list[bytes] = []  # the wire messages after the prefix
+    kept, count = (prefix.count, 0), prefix.count
+    normalizer = Normalizer()
+    try:
+        for message in history.data(count):
+            count += 1
+            for cleaned in normalizer.push(message):
+                parts += map(encode_part, convert(cleaned))
+            if normalizer.quiet:  # no call waits for a result: the parts so far are final
+                parts += map(encode_part, settle())
+                kept = (count, len(parts))
+        for cleaned in normalizer.finish():
+            parts += map(encode_part, convert(cleaned))
+        parts += map(encode_part, settle())
+    except NotEncodable:
+        return None
+    if kept[0] > prefix.count:
+        history.set_memo(key, extended(prefix, kept[0], parts[: kept[1]]))
+    return [*prefix.chunks, *parts]
+
+
+def extended(prefix: EncodedPrefix, count: int, parts: list[bytes], users: Sequence[bool] = ()) -> EncodedPrefix:
+    """`prefix` followed by the wire messages `parts` (`users`: which are of the `user` role, for a
+    provider with a cache point), which together describe the history's first `count` messages."""
     user = prefix.user
     stack = list(prefix.chunks[:user] if user >= 0 else prefix.chunks)  # what no cache point goes on
     rest = list(prefix.chunks[user:]) if user >= 0 else []  # the last user chunk, then what followed it
@@ -106,17 +156,18 @@ def _push(stack: list[bytes], parts: list[bytes]) -> None:
         stack[-1] = b",".join((stack[-1], last))
 
 
-def with_messages(encoded_body: bytes, messages: list[bytes]) -> list[bytes]:
-    """`encoded_body`, whose `messages` is `[]`, with the encoded `messages` (wire messages, or chunks
-    of them joined by commas) in their place: the body's pieces, in order, which the transport sends
-    without joining them (`_http.Body`), so the prefix's chunks are never copied.
+def with_messages(encoded_body: bytes, messages: list[bytes], empty: bytes = _EMPTY_MESSAGES) -> list[bytes]:
+    """`encoded_body`, whose messages are `[]` (`empty`: the key, `"input":[]` for Responses), with
+    the encoded `messages` (wire messages, or chunks of them joined by commas) in their place: the
+    body's pieces, in order, which the transport sends without joining them (`_http.Body`), so the
+    prefix's chunks are never copied.
 
-    The first `"messages":[]` is the key: inside a JSON string every `"` is escaped, so the text cannot
-    occur there, and the keys before it (`model`, `stream`) hold a string and a boolean.
+    The first `empty` is the key: inside a JSON string every `"` is escaped, so the text cannot occur
+    there, and the keys before it (`model`, and `stream` for Anthropic) hold a string and a boolean.
     """
     if not messages:
         return [encoded_body]
-    at = encoded_body.index(_EMPTY_MESSAGES) + len(_EMPTY_MESSAGES) - 1
+    at = encoded_body.index(empty) + len(empty) - 1
     pieces = [encoded_body[:at]]
     for message in messages:
         pieces += (message, b",")

@@ -1,7 +1,8 @@
 """The `openai-completions` API (Chat Completions, `POST /chat/completions`), as the `openai` SDK speaks it.
 
 Also serves any OpenAI-compatible server by base URL (Ollama, vLLM, LM Studio, OpenRouter, Groq): their
-`reasoning_content`/`reasoning` deltas become thinking. The SSE body is read raw (see `_sse.py`).
+`reasoning_content`/`reasoning` deltas become thinking. The SSE body is read raw (see `_sse.py`). The
+messages of a `History` are encoded once (`_encoded`): only a turn's new messages are converted.
 """
 
 from __future__ import annotations
@@ -12,12 +13,14 @@ from typing import TYPE_CHECKING
 
 from pydantic import JsonValue
 
-from prime_jupyter.ai.data import AssistantMessageData, ImageContentData, UserContentData
+from prime_jupyter.ai.data import AssistantMessageData, ImageContentData, MessageData, UserContentData
 from prime_jupyter.ai.errors import ProviderStatusError
-from prime_jupyter.ai.history import messages_data
+from prime_jupyter.ai.history import History, messages_data
 from prime_jupyter.ai.models import Model, openai_reasoning_effort
+from prime_jupyter.ai.providers._encoded import NotEncodable, encode_part, encoded_messages, with_messages
+from prime_jupyter.ai.providers._http import Body
 from prime_jupyter.ai.providers._openai_common import data_url, post, result_images, result_text
-from prime_jupyter.ai.providers._request import encode_request
+from prime_jupyter.ai.providers._request import encode_body, encode_request
 from prime_jupyter.ai.providers._sse import drain, iter_sse
 from prime_jupyter.ai.providers._transform import normalize_messages
 from prime_jupyter.ai.types import Context, Message
@@ -25,7 +28,7 @@ from prime_jupyter.ai.types import Context, Message
 if TYPE_CHECKING:
     from prime_jupyter.ai.stream import Emitter, StreamOptions
 
-__all__ = ["build_request", "stream_provider"]
+__all__ = ["build_request", "encode_messages_once", "stream_provider"]
 
 Json = dict[str, JsonValue]
 _STOP = {"stop": "stop", "length": "length", "tool_calls": "toolUse", "function_call": "toolUse"}
@@ -37,29 +40,27 @@ _WITHOUT_USAGE_CHUNK: set[tuple[str | None, str]] = set()
 
 async def stream_provider(model: Model, context: Context, options: StreamOptions, emit: Emitter) -> None:
     server = (options.base_url or model.base_url, model.id)
-    build = _build_without_usage_chunk if server in _WITHOUT_USAGE_CHUNK else build_request
+    build = _encode_without_usage_chunk if server in _WITHOUT_USAGE_CHUNK else encode_messages_once
     try:
         await _stream(build, model, context, options, emit)
     except Exception as exc:
-        if build is _build_without_usage_chunk or emit.started or not _refuses_stream_options(exc):
+        if build is _encode_without_usage_chunk or emit.started or not _refuses_stream_options(exc):
             raise
         _WITHOUT_USAGE_CHUNK.add(server)  # some OpenAI-compatible servers know no `stream_options`
-        await _stream(_build_without_usage_chunk, model, context, options, emit)
+        await _stream(_encode_without_usage_chunk, model, context, options, emit)
 
 
 def _refuses_stream_options(exc: Exception) -> bool:
     return isinstance(exc, ProviderStatusError) and exc.status_code in (400, 422) and "stream_options" in exc.message
 
 
-def _build_without_usage_chunk(model: Model, context: Context, options: StreamOptions) -> Json:
+def _encode_without_usage_chunk(model: Model, context: Context, options: StreamOptions) -> Body:
     """The request without `stream_options`: the answer then streams without its usage."""
-    body = build_request(model, context, options)
-    del body["stream_options"]
-    return body
+    return encode_messages_once(model, context, options, usage=False)
 
 
 async def _stream(
-    build: Callable[[Model, Context, StreamOptions], Json],
+    build: Callable[[Model, Context, StreamOptions], Body],
     model: Model,
     context: Context,
     options: StreamOptions,
@@ -72,17 +73,40 @@ async def _stream(
         await drain(raw)
 
 
-def build_request(model: Model, context: Context, options: StreamOptions) -> Json:
-    messages: list[JsonValue] = []
-    if context.system_prompt:
-        messages.append({"role": "system", "content": context.system_prompt})
+def build_request(model: Model, context: Context, options: StreamOptions, usage: bool = True) -> Json:
+    """The request body, built from scratch (without `stream_options` unless `usage`)."""
+    messages: list[JsonValue] = [_system(context.system_prompt)] if context.system_prompt else []
     messages.extend(_messages(context.messages))
-    body: Json = {
-        "model": model.id,
-        "messages": messages,
-        "stream": True,
-        "stream_options": {"include_usage": True},
-    }
+    return _body(model, context, options, messages, usage)
+
+
+def encode_messages_once(model: Model, context: Context, options: StreamOptions, usage: bool = True) -> Body:
+    """`build_request`'s body, encoded (in pieces), with the messages of a `History` encoded once
+    (`_encoded`)."""
+    if isinstance(context.messages, History):
+        wire = _Wire()
+        messages = encoded_messages(context.messages, _MEMO, wire.convert, wire.settle)
+        if messages is not None:
+            try:
+                system = [encode_part(_system(context.system_prompt))] if context.system_prompt else []
+            except NotEncodable:
+                return encode_body(build_request(model, context, options, usage))
+            body = encode_body(_body(model, context, options, [], usage))
+            return with_messages(body, [*system, *messages])
+    return encode_body(build_request(model, context, options, usage))
+
+
+_MEMO = "openai-completions"
+
+
+def _system(prompt: str) -> Json:
+    return {"role": "system", "content": prompt}
+
+
+def _body(model: Model, context: Context, options: StreamOptions, messages: list[JsonValue], usage: bool) -> Json:
+    body: Json = {"model": model.id, "messages": messages, "stream": True}
+    if usage:
+        body["stream_options"] = {"include_usage": True}
     max_tokens = options.max_tokens or min(model.max_tokens, 32_000)
     body["max_completion_tokens" if model.provider == "openai" else "max_tokens"] = max_tokens
     effort = openai_reasoning_effort(options.thinking) if model.reasoning else None
@@ -100,22 +124,39 @@ def build_request(model: Model, context: Context, options: StreamOptions) -> Jso
 
 def _messages(messages: Sequence[Message]) -> list[JsonValue]:
     out: list[JsonValue] = []
-    pending_images: list[ImageContentData] = []  # images of tool results, sent in a user message after them
+    wire = _Wire()
+    convert = wire.convert
     for message in normalize_messages(messages_data(messages)):
-        if message["role"] == "toolResult":
-            out.append({"role": "tool", "tool_call_id": message["toolCallId"], "content": result_text(message)})
-            pending_images.extend(result_images(message))
-            continue
-        if pending_images:
-            out.append(_image_message(pending_images))
-            pending_images = []
-        if message["role"] == "assistant":
-            out.append(_assistant(message))
-        else:
-            out.append({"role": "user", "content": _user_content(message["content"])})
-    if pending_images:
-        out.append(_image_message(pending_images))
+        out += convert(message)
+    out += wire.settle()
     return out
+
+
+class _Wire:
+    """The wire messages of the cleaned messages, fed one at a time: the images of a run of tool
+    results wait for a user message after the run."""
+
+    __slots__ = ("images",)
+
+    def __init__(self) -> None:
+        self.images: list[ImageContentData] = []  # images of tool results, sent in a user message after them
+
+    def convert(self, message: MessageData) -> list[Json]:
+        if message["role"] == "toolResult":
+            self.images += result_images(message)
+            return [{"role": "tool", "tool_call_id": message["toolCallId"], "content": result_text(message)}]
+        if message["role"] == "assistant":
+            wire = _assistant(message)
+        else:
+            wire = {"role": "user", "content": _user_content(message["content"])}
+        return [*self.settle(), wire] if self.images else [wire]
+
+    def settle(self) -> list[Json]:
+        """The images' message, if images wait: after it nothing does."""
+        if not self.images:
+            return []
+        images, self.images = self.images, []
+        return [_image_message(images)]
 
 
 def _image_message(images: list[ImageContentData]) -> Json:

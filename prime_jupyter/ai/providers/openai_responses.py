@@ -1,4 +1,7 @@
-"""The `openai-responses` API (Responses, `POST /responses`), as the `openai` SDK speaks it, read as raw SSE."""
+"""The `openai-responses` API (Responses, `POST /responses`), as the `openai` SDK speaks it, read as raw SSE.
+
+The messages of a `History` are encoded once (`_encoded`): only a turn's new messages are converted.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +11,13 @@ from typing import TYPE_CHECKING
 
 from pydantic import JsonValue
 
-from prime_jupyter.ai.data import AssistantMessageData, UserContentData
-from prime_jupyter.ai.history import messages_data
+from prime_jupyter.ai.data import AssistantMessageData, MessageData, UserContentData
+from prime_jupyter.ai.history import History, messages_data
 from prime_jupyter.ai.models import Model, openai_reasoning_effort
+from prime_jupyter.ai.providers._encoded import encoded_messages, with_messages
+from prime_jupyter.ai.providers._http import Body
 from prime_jupyter.ai.providers._openai_common import data_url, post, result_images, result_text
-from prime_jupyter.ai.providers._request import encode_request
+from prime_jupyter.ai.providers._request import encode_body, encode_request
 from prime_jupyter.ai.providers._sse import drain, iter_sse
 from prime_jupyter.ai.providers._transform import normalize_messages
 from prime_jupyter.ai.types import Context, Message, TextContent, ToolCall
@@ -20,22 +25,46 @@ from prime_jupyter.ai.types import Context, Message, TextContent, ToolCall
 if TYPE_CHECKING:
     from prime_jupyter.ai.stream import Emitter, StreamOptions
 
-__all__ = ["build_request", "stream_provider"]
+__all__ = ["build_request", "encode_messages_once", "stream_provider"]
 
 Json = dict[str, JsonValue]
 
 
 async def stream_provider(model: Model, context: Context, options: StreamOptions, emit: Emitter) -> None:
-    async with post(options, "/responses", encode_request(build_request, model, context, options)) as resp:
+    async with post(options, "/responses", encode_request(encode_messages_once, model, context, options)) as resp:
         raw = resp.aiter_raw()
         await _consume(raw, emit)
         await drain(raw)
 
 
 def build_request(model: Model, context: Context, options: StreamOptions) -> Json:
+    """The request body, built from scratch."""
+    return _body(model, context, options, _input(context.messages))
+
+
+def encode_messages_once(model: Model, context: Context, options: StreamOptions) -> Body:
+    """`build_request`'s body, encoded (in pieces), with the messages of a `History` encoded once
+    (`_encoded`)."""
+    if isinstance(context.messages, History):
+        items = encoded_messages(context.messages, _MEMO, _items, _nothing)
+        if items is not None:
+            return with_messages(encode_body(_body(model, context, options, [])), items, _EMPTY_INPUT)
+    return encode_body(build_request(model, context, options))
+
+
+_MEMO = "openai-responses"
+_EMPTY_INPUT = b'"input":[]'
+
+
+def _nothing() -> list[Json]:
+    """What the conversion holds back between messages: nothing."""
+    return []
+
+
+def _body(model: Model, context: Context, options: StreamOptions, items: list[JsonValue]) -> Json:
     body: Json = {
         "model": model.id,
-        "input": _input(context.messages),
+        "input": items,
         "stream": True,
         "store": False,
         "max_output_tokens": options.max_tokens or min(model.max_tokens, 32_000),
@@ -60,20 +89,25 @@ def build_request(model: Model, context: Context, options: StreamOptions) -> Jso
 def _input(messages: Sequence[Message]) -> list[JsonValue]:
     items: list[JsonValue] = []
     for message in normalize_messages(messages_data(messages)):
-        if message["role"] == "assistant":
-            items.extend(_assistant_items(message))
-        elif message["role"] == "toolResult":
-            items.append(
-                {"type": "function_call_output", "call_id": message["toolCallId"], "output": result_text(message)}
-            )
-            images = result_images(message)
-            if images:
-                parts: list[JsonValue] = [{"type": "input_text", "text": "Images returned by the tool call above:"}]
-                parts.extend({"type": "input_image", "image_url": data_url(i)} for i in images)
-                items.append({"role": "user", "content": parts})
-        else:
-            items.append({"role": "user", "content": _user_parts(message["content"])})
+        items += _items(message)
     return items
+
+
+def _items(message: MessageData) -> list[Json]:
+    """The input items of one cleaned message."""
+    if message["role"] == "assistant":
+        return _assistant_items(message)
+    if message["role"] == "toolResult":
+        items: list[Json] = [
+            {"type": "function_call_output", "call_id": message["toolCallId"], "output": result_text(message)}
+        ]
+        images = result_images(message)
+        if images:
+            parts: list[JsonValue] = [{"type": "input_text", "text": "Images returned by the tool call above:"}]
+            parts.extend({"type": "input_image", "image_url": data_url(i)} for i in images)
+            items.append({"role": "user", "content": parts})
+        return items
+    return [{"role": "user", "content": _user_parts(message["content"])}]
 
 
 def _user_parts(content: str | list[UserContentData]) -> list[JsonValue]:
@@ -87,8 +121,8 @@ def _user_parts(content: str | list[UserContentData]) -> list[JsonValue]:
     ]
 
 
-def _assistant_items(message: AssistantMessageData) -> list[JsonValue]:
-    items: list[JsonValue] = []
+def _assistant_items(message: AssistantMessageData) -> list[Json]:
+    items: list[Json] = []
     for block in message.get("content", ()):
         if block["type"] == "text":
             if block["text"]:
