@@ -937,6 +937,7 @@ export interface ChatSessionResponse {
   usage?: Usage | null;
   contextTokens?: number | null;
   contextWindow?: number | null;
+  runningShells?: RunningShell[];
 }
 export interface ErrorBody {
   message: string;
