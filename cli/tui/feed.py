@@ -21,6 +21,7 @@ from prime_jupyter.protocol.events import SessionEvent
 from prime_jupyter.protocol.snapshot import AttachSnapshot, MessagesResult
 from prime_jupyter.protocol.view import ViewFold, ViewState, add_local_message, is_running
 
+from .shell_events import show_running_shells
 from .widgets.conversation import Conversation
 from .widgets.queue_view import QueueView
 
@@ -59,17 +60,21 @@ class Feed:
     async def load(
         self, snapshot: AttachSnapshot, earlier: Callable[[], Awaitable[MessagesResult]] | None = None
     ) -> None:
-        """Draw a session from scratch. A snapshot of the newest turns only (`get_snapshot(tail=...)`)
-        comes with `earlier`, which reads the whole branch (`get_messages`): the messages before the
-        snapshot's are taken from it by `add_earlier`, or when the user scrolls to the top."""
+        """Draw a session from scratch, the shell commands running in it too. A snapshot of the newest
+        turns only (`get_snapshot(tail=...)`) comes with `earlier`, which reads the whole branch
+        (`get_messages`): the messages before the snapshot's are taken from it by `add_earlier`, or when
+        the user scrolls to the top. It is not read when the snapshot says it left none out (a server
+        before schema revision 8 does not say)."""
         self.fold = ViewFold.from_snapshot(snapshot, tail=self.mounted)
-        self._earlier = (earlier, snapshot.entry_ids[0]) if earlier is not None and snapshot.entry_ids else None
+        cut = snapshot.earlier_messages != 0 and bool(snapshot.entry_ids)
+        self._earlier = (earlier, snapshot.entry_ids[0]) if earlier is not None and cut else None
         self._adding = None
         await self.conversation.clear()
         self._drawn = None
         self._hidden = max(0, len(self.fold.state.messages) - self.mounted)
         await self.conversation.set_earlier(self._hidden + self.fold.earlier)
         await self.render()
+        await show_running_shells(self.conversation, snapshot.running_shells)
 
     async def add_earlier(self) -> None:
         """Read the messages before the snapshot's (once), and count them in the line at the top."""

@@ -3,19 +3,23 @@
 The command's start, output and end are session events (`ShellExecution*`), sent to every connection to
 the session; a card is found by its `execution_id`. This app's own commands have their card already (it
 is mounted, with the id the app chose, before the command is sent); another client's command gets one at
-its start, or at its end when this app attached while it ran. The fold of the conversation
+its start, or from the snapshot when this app attached while it ran (`show_running_shells`; at its end
+from a server that does not send them). The fold of the conversation
 (`protocol.view`) does not hold these: they are the cards of this screen, like the app's own.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from prime_jupyter.protocol.events import SessionEvent, ShellExecutionEnd, ShellExecutionOutput, ShellExecutionStart
 from prime_jupyter.protocol.shell import ShellResult
+from prime_jupyter.protocol.snapshot import RunningShell
 
 from .widgets.conversation import Conversation
 from .widgets.shell_card import ShellCard
 
-__all__ = ["is_shell_event", "result_of", "show_shell_event"]
+__all__ = ["is_shell_event", "result_of", "show_running_shells", "show_shell_event"]
 
 _SHELL_EVENTS = ("shell_execution_start", "shell_execution_output", "shell_execution_end")
 
@@ -42,6 +46,16 @@ async def show_shell_event(conversation: Conversation, event: SessionEvent) -> N
             card.fail(f"Not run: {event.error}" if not event.cancelled else f"Stopped: {event.error}")
         else:
             card.finish(result_of(event))
+
+
+async def show_running_shells(conversation: Conversation, shells: Iterable[RunningShell]) -> None:
+    """A running card for each command a snapshot says runs, with its output so far: its events go on
+    from there."""
+    for shell in shells:
+        card = ShellCard(shell.command, shell.include_in_context, shell.execution_id)
+        await conversation.add_shell(card)
+        if shell.output or shell.skipped:
+            card.add_output(shell.output, shell.skipped)  # once mounted: it then redraws
 
 
 def result_of(event: ShellExecutionEnd) -> ShellResult:

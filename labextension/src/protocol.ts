@@ -42,6 +42,7 @@ export type PrimeJupyterWireProtocol =
   | PromptResult
   | QueueResult
   | ReplacedResult
+  | RunningShell
   | SessionEventMessage
   | SessionReplacedMessage
   | SessionView
@@ -54,7 +55,9 @@ export type PrimeJupyterWireProtocol =
   | RunRequest
   | RunStartedMessage
   | WaitRequest
-  | WaitResult;
+  | WaitResult
+  | ShellRequest
+  | ShellResult;
 export type ChatFrame =
   | StartFrame
   | MessageStartFrame
@@ -782,6 +785,8 @@ export interface AttachSnapshot {
   streamingMessage?: AssistantMessage | null;
   pendingQuestions?: Question[];
   cursor?: number;
+  earlierMessages?: number | null;
+  runningShells?: RunningShell[];
 }
 /**
  * Where a session stands. `messageCount` and `contextTokens` are of the model's context (after a
@@ -859,6 +864,18 @@ export interface ToolResultMessage {
   isError?: boolean;
   timestamp?: number;
 }
+/**
+ * A user's shell command (`!cmd`) running as of a snapshot: what its `shell_execution_start` told,
+ * and the end of its output so far, bounded as an output chunk is (16 KB), `skipped` counting the bytes
+ * left out before it. Its `shell_execution_output` and `_end` events follow the snapshot's cursor.
+ */
+export interface RunningShell {
+  executionId: string;
+  command: string;
+  includeInContext?: boolean;
+  output?: string;
+  skipped?: number;
+}
 export interface ChatNewRequest {
   cwd?: string | null;
   model?: ModelRef | null;
@@ -920,6 +937,7 @@ export interface ChatSessionResponse {
   usage?: Usage | null;
   contextTokens?: number | null;
   contextWindow?: number | null;
+  runningShells?: RunningShell[];
 }
 export interface ErrorBody {
   message: string;
@@ -1129,4 +1147,24 @@ export interface WaitRequest {
 export interface WaitResult {
   state: ConnectionState;
   cursor: number;
+}
+export interface ShellRequest {
+  sessionId: string;
+  command: string;
+  includeInContext?: boolean;
+  executionId?: string | null;
+}
+/**
+ * How the command ended. `exitCode` is None when it was cancelled (an abort stopped it).
+ */
+export interface ShellResult {
+  command: string;
+  output: string;
+  exitCode?: number | null;
+  cancelled?: boolean;
+  truncated?: boolean;
+  fullOutputPath?: string | null;
+  includedInContext?: boolean;
+  entryId?: string | null;
+  executionId?: string | null;
 }

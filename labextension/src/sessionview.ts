@@ -13,7 +13,7 @@ import { EventStream, PrimeClient, StreamStatus } from './client';
 import { describe } from './errortext';
 import { ViewState, applyFrames, coalesce, emptyState, failLocal, fromSession, isRunning } from './model';
 import type { ChatFrame, ChatSessionResponse } from './protocol';
-import { IShellRun, applyShellFrames, stillRunning } from './shells';
+import { IShellRun, applyShellFrames, runsOnLoad } from './shells';
 import { nextTask } from './tasks';
 
 /** Where the current session id is remembered between page loads. */
@@ -81,7 +81,7 @@ export abstract class SessionView {
 
   protected show(response: ChatSessionResponse): void {
     const sessionId = response.session.sessionId;
-    this.shells = sessionId === this.state.sessionId ? stillRunning(this.shells) : [];
+    this.shells = runsOnLoad(sessionId === this.state.sessionId ? this.shells : [], response.runningShells);
     this.state = fromSession(response, this.state);
     if (this.options.persist) {
       window.localStorage.setItem(CURRENT_SESSION_KEY, sessionId);

@@ -6,7 +6,7 @@
  * message once the session is loaded again (a `!!cmd` not at all), so the panel keeps the finished
  * commands it watched until then.
  */
-import type { ChatFrame, ShellFrame } from './protocol';
+import type { ChatFrame, RunningShell, ShellFrame } from './protocol';
 
 /** How much of a running command's output is kept (its end): what the transcript keeps at the most. */
 export const LIVE_CHARS = 50_000;
@@ -49,6 +49,25 @@ export function applyShellFrame(runs: readonly IShellRun[], frame: ShellFrame): 
   }
   const updated = update(run, frame);
   return index >= 0 ? runs.map((r, i) => (i === index ? updated : r)) : [...runs, updated];
+}
+
+/**
+ * The commands to show when a session is loaded: those the server says run as of its snapshot, with
+ * their output so far (`runningShells`: the frames after its cursor go on from there); from a server
+ * that does not say (before schema revision 8), those of `watched` still running.
+ */
+export function runsOnLoad(watched: readonly IShellRun[], running: readonly RunningShell[] | undefined): readonly IShellRun[] {
+  if (running === undefined) {
+    return stillRunning(watched);
+  }
+  return running.map(r => ({
+    executionId: r.executionId,
+    command: r.command,
+    includeInContext: r.includeInContext ?? true,
+    output: (r.output ?? '').slice(-LIVE_CHARS),
+    cut: (r.skipped ?? 0) > 0,
+    end: null
+  }));
 }
 
 /** The commands still running (a reload of the session keeps those; the finished ones are in its transcript). */

@@ -3,7 +3,7 @@ import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
 
 import type { ChatFrame } from '../src/protocol';
-import { LIVE_CHARS, applyShellFrames, stillRunning } from '../src/shells';
+import { LIVE_CHARS, applyShellFrames, runsOnLoad, stillRunning } from '../src/shells';
 
 const start: ChatFrame = { type: 'shell', phase: 'start', executionId: 'x1', command: 'pytest', includeInContext: false };
 const out = (chunk: string, skipped?: number): ChatFrame => ({ type: 'shell', phase: 'output', executionId: 'x1', chunk, skipped });
@@ -38,4 +38,17 @@ test('output of a command this stream did not see start is skipped; its end stil
 test('other frames leave the commands as they were', () => {
   const runs = applyShellFrames([], [start]);
   assert.equal(applyShellFrames(runs, [{ type: 'queue', steering: [], followUp: [] }]), runs);
+});
+
+test('a session loaded while a command runs shows it with its output so far, and its frames go on from there', () => {
+  const loaded = runsOnLoad([], [{ executionId: 'x1', command: 'pytest', includeInContext: false, output: 'collected', skipped: 3 }]);
+  assert.deepEqual(loaded.map(r => [r.command, r.includeInContext, r.output, r.cut, r.end]), [['pytest', false, 'collected', true, null]]);
+  assert.equal(applyShellFrames(loaded, [out(' 2 items\n')])[0].output, 'collected 2 items\n');
+  const watched = applyShellFrames([], [start, out('old')]);
+  assert.deepEqual(runsOnLoad(watched, []), []); // the server says none runs: it ended meanwhile
+});
+
+test('a server that does not say what runs (before revision 8) leaves the watched commands still running', () => {
+  const watched = applyShellFrames([], [start, out('so far')]);
+  assert.equal(runsOnLoad(watched, undefined), watched);
 });

@@ -31,6 +31,7 @@ from prime_jupyter.protocol.frames import ErrorReason
 from prime_jupyter.protocol.hydration import LiveRun
 from prime_jupyter.protocol.parts import ChatMessage
 from prime_jupyter.protocol.questions import Question, QuestionAnswer
+from prime_jupyter.protocol.snapshot import RunningShell
 from prime_jupyter.protocol.wire import WireModel
 
 __all__ = [
@@ -140,6 +141,9 @@ class ChatSessionResponse(WireModel):
     """Everything the session's assistant messages cost so far."""
     context_tokens: int | None = None
     context_window: int | None = None
+    running_shells: list[RunningShell] = Field(default_factory=list)
+    """The user's shell commands running as of `cursor`, with the end of their output so far; their
+    `shell` frames follow it (absent from a server before schema revision 8)."""
 
 
 class SessionRequest(WireModel):

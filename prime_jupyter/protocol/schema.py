@@ -22,7 +22,7 @@ from typing import Any, TypeAlias
 from pydantic import JsonValue, TypeAdapter
 from pydantic.json_schema import JsonSchemaMode
 
-from prime_jupyter.protocol import chat_commands, connection_routes, requests, snapshot
+from prime_jupyter.protocol import chat_commands, connection_routes, requests, shell, snapshot
 from prime_jupyter.protocol.commands import Command
 from prime_jupyter.protocol.frames import ChatFrame
 from prime_jupyter.protocol.hydration import LiveRun
@@ -56,6 +56,7 @@ ROOTS: dict[str, Any] = {
     **{name: getattr(requests, name) for name in requests.__all__},
     **_connection_roots(),
     **{name: getattr(connection_routes, name) for name in connection_routes.__all__ if not name.isupper()},
+    **{name: getattr(shell, name) for name in shell.__all__ if not name.isupper()},
 }
 """Every type that crosses the wire on its own; the order is that of `anyOf` in the export."""
 

@@ -30,6 +30,7 @@ __all__ = [
     "PromptResult",
     "QueueResult",
     "ReplacedResult",
+    "RunningShell",
     "SessionView",
     "SessionsResult",
 ]
@@ -66,6 +67,18 @@ class ConnectionState(WireModel):
     kernel_state: KernelState | None = None
 
 
+class RunningShell(WireModel):
+    """A user's shell command (`!cmd`) running as of a snapshot: what its `shell_execution_start` told,
+    and the end of its output so far, bounded as an output chunk is (16 KB), `skipped` counting the bytes
+    left out before it. Its `shell_execution_output` and `_end` events follow the snapshot's cursor."""
+
+    execution_id: str
+    command: str
+    include_in_context: bool = True
+    output: str = ""
+    skipped: int = 0
+
+
 class AttachSnapshot(WireModel):
     """Everything a client needs to draw a session, as of `cursor`; events after it follow on the stream.
 
@@ -78,6 +91,14 @@ class AttachSnapshot(WireModel):
     streaming_message: AssistantMessage | None = None
     pending_questions: list[Question] = Field(default_factory=list)
     cursor: int = 0
+    earlier_messages: int | None = None
+    """How many messages of the branch before `messages` the snapshot leaves out (a snapshot of the newest
+    turns, `get_snapshot(tail=...)`): `get_messages()` has them all, these first. 0: none, the snapshot
+    holds the whole branch. None: the server does not say (one before schema revision 8), so a client that
+    wants the whole branch reads it."""
+    running_shells: list[RunningShell] = Field(default_factory=list)
+    """The user's shell commands running as of `cursor` (absent from a server before schema revision 8: a
+    client then sees a command from its next output chunk on)."""
 
 
 class OkResult(WireModel):

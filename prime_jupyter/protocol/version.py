@@ -48,7 +48,7 @@ __all__ = [
 ]
 
 PROTOCOL_VERSION = 1
-SCHEMA_REVISION = 7
+SCHEMA_REVISION = 8
 
 CAP_REASONING = "reasoning"
 """Thinking is forwarded as `reasoning-delta` frames and `reasoning` parts."""
@@ -109,6 +109,7 @@ REVISIONS: dict[int, str] = {
     5: "commands set_label, clone_session (capability tree-edits), interrupt_kernel, restart_kernel (kernel-control)",
     6: "POST connection/run: attach, prompt and the run's stream in one request (capability run)",
     7: "shell chat frames, shell_execution_* session events and ShellRequest.executionId (capability shell-events)",
+    8: "AttachSnapshot.earlierMessages; runningShells on it and on ChatSessionResponse; ShellRequest/Result listed",
 }
 SCHEMA_FINGERPRINTS: dict[int, str] = {
     1: "c23c2796b12e",
@@ -118,6 +119,7 @@ SCHEMA_FINGERPRINTS: dict[int, str] = {
     5: "c7d5f3a83ef6",
     6: "e3a2a9dd86b6",
     7: "730baf71606c",
+    8: "d1a388682a52",
 }
 """`schema.schema_fingerprint()` of each revision's exported schema."""
 

@@ -46,6 +46,8 @@ from prime_jupyter.sessions.manager import SessionManager
 if TYPE_CHECKING:
     from prime_jupyter.ai.errors import ProviderHints
     from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
+    from prime_jupyter.protocol.snapshot import RunningShell
+    from prime_jupyter.runtime.shell import ShellRun
 
 __all__ = ["AgentSession", "Listener"]
 
@@ -85,6 +87,7 @@ class AgentSession:
         self._run_task: asyncio.Task[None] | None = None
         self._compactor = CompactionRunner(self)
         self._shell: AbortController | None = None
+        self._shell_run: ShellRun | None = None
         self.ui = SessionUI(self.emit, settings.question_timeout_s)
 
     # --- state ----------------------------------------------------------------------------------
@@ -298,10 +301,15 @@ class AgentSession:
 
         controller = self._shell = AbortController()
         try:
-            run = ShellRun(command, include_in_context, execution_id, self.emit)
+            run = self._shell_run = ShellRun(command, include_in_context, execution_id, self.emit)
             return await run.execute(self.cwd, controller.signal, self.manager.append_message)
         finally:
-            self._shell = None
+            self._shell = self._shell_run = None
+
+    def running_shells(self) -> list[RunningShell]:
+        """The user's shell command running now, as a snapshot tells it (none, or one: they run one at a time)."""
+        running = self._shell_run.running() if self._shell_run is not None else None
+        return [running] if running is not None else []
 
     # --- model, thinking, name, compaction ------------------------------------------------------
 

@@ -22,6 +22,7 @@ from prime_jupyter.sessions.context import entry_message, to_llm_message
 from prime_jupyter.sessions.entries import BashExecutionMessage, MessageEntry
 from prime_jupyter.sessions.listing import SessionInfo
 from prime_jupyter.sessions.manager import SessionManager
+from prime_jupyter.sessions.tree import id_of, is_raw
 
 if TYPE_CHECKING:
     from prime_jupyter.protocol.requests import ModelInfo
@@ -37,14 +38,15 @@ __all__ = [
     "session_view",
     "shell_result",
     "snapshot",
+    "tail_messages",
 ]
 
 
 def branch_messages(manager: SessionManager, tail: int | None = None) -> tuple[list[Message], list[str]]:
     """Every message on the root-to-leaf branch (compacted history included) with its entry id; with
-    `tail`, only the newest turns holding at least `tail` messages (`_tail_messages`)."""
+    `tail`, only the newest turns holding at least `tail` messages (`tail_messages`)."""
     if tail is not None:
-        return _tail_messages(manager, tail)
+        return tail_messages(manager, tail)[:2]
     messages: list[Message] = []
     ids: list[str] = []
     for entry in manager.path_to(manager.leaf_id):
@@ -55,29 +57,34 @@ def branch_messages(manager: SessionManager, tail: int | None = None) -> tuple[l
     return messages, ids
 
 
-def _tail_messages(manager: SessionManager, tail: int) -> tuple[list[Message], list[str]]:
+def tail_messages(manager: SessionManager, tail: int) -> tuple[list[Message], list[str], int]:
     """The newest turns of the branch holding at least `tail` messages (tool results not counted), from
     a user message after which every tool result answers a call also after it: the cut the view fold
     makes (`ViewFold.from_snapshot(tail=...)`), so they fold alone as they fold with the rest. Only
     these entries are validated: a transcript loaded from disk keeps its messages as parsed data, and
     validating all 10,000 of a long session's branch took about 0.1 s of the terminal app's first
-    paint, which shows only its last 40 (`benchmarks/bench_tui.py`)."""
+    paint, which shows only its last 40 (`benchmarks/bench_tui.py`). The last item counts the messages
+    before them, none validated: an entry still raw data is a provider message (`tree.is_raw`)."""
     messages: list[Message] = []
     ids: list[str] = []
     cut = TurnCut(tail)
-    for entry_id in reversed(manager.path_ids(manager.leaf_id)):
-        entry = manager.get_entry(entry_id)
+    items = manager.path_items(manager.leaf_id)
+    start = 0
+    for index in range(len(items) - 1, -1, -1):
+        entry = manager.get_entry(id_of(items[index]))
         found = entry_message(entry) if entry is not None else None
         if found is None:
             continue
         message = to_llm_message(found)
         messages.append(message)
-        ids.append(entry_id)
+        ids.append(id_of(items[index]))
         if cut.starts_at(message):
+            start = index
             break
     messages.reverse()
     ids.reverse()
-    return messages, ids
+    earlier = sum(1 for item in items[:start] if is_raw(item) or entry_message(item) is not None)
+    return messages, ids, earlier
 
 
 def context_tokens(messages: Sequence[Message]) -> int | None:
@@ -116,14 +123,20 @@ def connection_state(session: AgentSession) -> ConnectionState:
 
 def snapshot(session: AgentSession, cursor: int = 0, tail: int | None = None) -> AttachSnapshot:
     """What an attach sees; with `tail`, only the newest turns of the branch (`branch_messages`): the
-    front end gets the earlier messages from `get_messages()`, and their usage is not in the fold's."""
-    messages, ids = branch_messages(session.manager, tail)
+    front end gets the earlier messages from `get_messages()` (`earlierMessages` counts them), and their
+    usage is not in the fold's."""
+    if tail is None:
+        (messages, ids), earlier = branch_messages(session.manager), 0
+    else:
+        messages, ids, earlier = tail_messages(session.manager, tail)
     return AttachSnapshot(
         state=connection_state(session),
         messages=messages,
         entry_ids=ids,
         pending_questions=session.ui.pending(),
         cursor=cursor,
+        earlier_messages=earlier,
+        running_shells=session.running_shells(),
     )
 
 

@@ -31,6 +31,7 @@ from prime_jupyter.sessions.entries import (
     LabelEntry,
     MessageEntry,
     ModelChangeEntry,
+    RawEntry,
     SessionHeader,
     SessionInfoEntry,
     ThinkingLevelChangeEntry,
@@ -181,6 +182,12 @@ class SessionManager:
         if entry_id is not None:
             self._require(entry_id)
         return self._tree.ids_to(entry_id)
+
+    def path_items(self, entry_id: str | None) -> list[AnyEntry | RawEntry]:
+        """`path_to(entry_id)`, message entries loaded from disk left as data (`tree.is_raw`)."""
+        if entry_id is not None:
+            self._require(entry_id)
+        return self._tree.items_to(entry_id)
 
     def branch_between(self, from_id: str | None, to_id: str | None) -> list[AnyEntry]:
         """The entries abandoned when the leaf moves from `from_id` to `to_id` (to summarise them)."""

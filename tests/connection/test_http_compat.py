@@ -1,13 +1,12 @@
 """Compatibility (version.py): a new client against servers that lack a capability or speak another protocol,
 and old clients against a new server.
 
-The other servers are stand-ins: real HTTP servers whose answers the test fixes, the way a server of
-another prime-jupyter version would answer.
+The other servers are stand-ins (`kit.other_server`): real HTTP servers whose answers the test fixes, the
+way a server of another prime-jupyter version would answer.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -15,9 +14,7 @@ from typing import Any
 import httpx
 import pytest
 import pytest_asyncio
-import tornado.httpserver
-import tornado.testing
-import tornado.web
+from kit.other_server import OtherServer, serve
 from kit.remote import collect, session_events
 
 from prime_jupyter.connection.http import HttpAgentConnection, ServerEndpoint
@@ -38,71 +35,12 @@ from prime_jupyter.protocol.version import (
 )
 from prime_jupyter.testing.jupyter_process import TOKEN, JupyterProcess
 
-CONNECTION = "/prime/api/connection/"
-
-
-class OtherServer:
-    """What another version of the server answers: its protocol, its capabilities, its event stream."""
-
-    def __init__(self, protocol_version: int = PROTOCOL_VERSION, capabilities: tuple[str, ...] = CAPABILITIES) -> None:
-        self.protocol_version = protocol_version
-        self.capabilities = list(capabilities)
-        self.requests: list[tuple[str, str, Any]] = []
-        self.stream = b""
-        self.last_seq = 100
-
-    def state(self, session_id: str) -> dict[str, Any]:
-        return {"sessionId": session_id, "cwd": "/"}
-
-    def answer(self, path: str, body: Any) -> dict[str, Any]:
-        self.requests.append(("POST", path, body))
-        if path.endswith("attach"):
-            snapshot = {"state": self.state("old-1"), "cursor": 100}
-            return {"version": "0.0.9", "protocolVersion": self.protocol_version, "schemaRevision": 1,
-                    "capabilities": self.capabilities, "snapshot": snapshot}  # fmt: skip
-        if path.endswith("shell"):  # a server before `shell-events`: no id, no events, the answer at the end
-            return {"command": body["command"], "output": "old", "exitCode": 0}
-        if path.endswith("wait"):
-            return {"state": self.state("old-1"), "cursor": self.last_seq}
-        if body["command"]["type"] == "new_session":
-            return {"snapshot": {"state": self.state("old-2"), "cursor": 7}}
-        return {"ok": True}
-
-    def app(self) -> tornado.web.Application:
-        server = self
-
-        class Info(tornado.web.RequestHandler):
-            def get(self) -> None:
-                server.requests.append(("GET", self.request.path, None))
-                info = {"version": "0.0.9", "protocolVersion": server.protocol_version, "schemaRevision": 1,
-                        "capabilities": server.capabilities, "kernel": {"ready": True}}  # fmt: skip
-                self.finish(info)
-
-        class Post(tornado.web.RequestHandler):
-            def post(self) -> None:
-                self.finish(server.answer(self.request.path, json.loads(self.request.body)))
-
-        class Events(tornado.web.RequestHandler):
-            async def get(self) -> None:
-                self.set_header("Content-Type", "text/event-stream")
-                self.write(b'data: {"type":"connected","sessionId":"old-1","protocolVersion":1,"schemaRevision":1}\n\n')
-                self.write(server.stream)
-                await self.flush()
-                await asyncio.Event().wait()  # held open until the client goes away
-
-        return tornado.web.Application(
-            [(r"/prime/api/info", Info), (CONNECTION + "events", Events), (CONNECTION + r"\w+", Post)]
-        )
-
 
 @pytest_asyncio.fixture
 async def other() -> AsyncIterator[tuple[OtherServer, ServerEndpoint]]:
     server = OtherServer()
-    sock, port = tornado.testing.bind_unused_port()
-    http = tornado.httpserver.HTTPServer(server.app())
-    http.add_socket(sock)
-    yield server, ServerEndpoint(f"http://127.0.0.1:{port}/", "t")
-    http.stop()
+    with serve(server) as endpoint:
+        yield server, endpoint
 
 
 @pytest.mark.asyncio
@@ -262,3 +200,19 @@ async def test_an_older_clients_shell_command_gets_an_id_and_its_events_on_the_s
     shell = [e for e in events if e["type"].startswith("shell_execution")]
     assert [e["type"] for e in shell] == ["shell_execution_start", "shell_execution_output", "shell_execution_end"]
     assert {e["executionId"] for e in shell} == {execution_id} and shell[1]["chunk"] == "old-client\n"
+
+
+@pytest.mark.asyncio
+async def test_a_snapshot_from_a_server_before_revision_8_says_nothing_of_what_it_left_out(
+    other: tuple[OtherServer, ServerEndpoint],
+) -> None:
+    server, endpoint = other
+    conn = await HttpAgentConnection.connect(endpoint)
+    try:
+        snap = await conn.get_snapshot(tail=40)
+        assert snap.earlier_messages is None and snap.running_shells == []  # unknown, not "none"
+        server.snapshot = {"earlierMessages": 0, "runningShells": [{"executionId": "x", "command": "sleep 9"}]}
+        snap = await conn.get_snapshot(tail=40)
+        assert snap.earlier_messages == 0 and [s.command for s in snap.running_shells] == ["sleep 9"]
+    finally:
+        await conn.dispose()

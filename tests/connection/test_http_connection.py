@@ -78,6 +78,8 @@ async def test_attaching_mid_answer_continues_the_streaming_message(
         updates = [e for e in session_events(second_seen) if isinstance(e, MessageUpdate)]
         assert updates and updates[-1].message.text() == answer
         assert sum(isinstance(e, AgentEnd) for e in session_events(second_seen)) == 1
+        whole = await second.get_snapshot(tail=1)  # the tail hint is not sent: the whole branch, nothing left out
+        assert len(whole.messages) == 2 and whole.earlier_messages == 0
     finally:
         await first.dispose()
         await second.dispose()

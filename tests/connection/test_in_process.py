@@ -63,6 +63,7 @@ async def test_a_snapshot_with_a_tail_holds_the_newest_turns_of_the_branch_and_m
     options = SessionOptions(cwd=tmp_path, model="scripted/m1", agent_dir=tmp_path / "agent", tools=["bash"])
     first = InProcessAgentConnection.create(options)
     try:
+        await first.run_shell("echo kept from the agent", include_in_context=False)  # an entry, not a message
         for i in range(3):
             llm.enqueue(
                 ScriptedTurn(blocks=[ToolCall(name="bash", arguments={"command": f"echo {i}"})]),
@@ -70,6 +71,7 @@ async def test_a_snapshot_with_a_tail_holds_the_newest_turns_of_the_branch_and_m
             )
             await first.prompt(f"question {i}")
             await first.wait_for_idle()
+        assert (await first.get_snapshot(tail=4)).earlier_messages == 4  # entries validated, not data
     finally:
         await first.dispose()
     reopened = InProcessAgentConnection.create(dataclasses.replace(options, mode="continue"))  # entries left as data
@@ -79,8 +81,12 @@ async def test_a_snapshot_with_a_tail_holds_the_newest_turns_of_the_branch_and_m
         newest = await reopened.get_snapshot(tail=4)  # 3 messages a turn, the tool result not counted: two turns
         assert newest.entry_ids == branch.entry_ids[4:] and newest.messages == branch.messages[4:]
         assert isinstance(newest.messages[0], UserMessage) and newest.messages[0].content == "question 1"
+        assert newest.earlier_messages == 4  # what `get_messages` has before them, tool results counted
         assert (await reopened.get_snapshot(tail=3)).entry_ids == branch.entry_ids[8:]
+        assert (await reopened.get_snapshot(tail=3)).earlier_messages == 8
         assert (await reopened.get_snapshot(tail=7)).entry_ids == branch.entry_ids
+        assert (await reopened.get_snapshot(tail=7)).earlier_messages == 0
         assert (await reopened.get_snapshot()).entry_ids == branch.entry_ids
+        assert (await reopened.get_snapshot()).earlier_messages == 0
     finally:
         await reopened.dispose()

@@ -24,7 +24,9 @@ from prime_jupyter.protocol.events import (
     ShellExecutionOutput,
     ShellExecutionStart,
 )
+from prime_jupyter.protocol.snapshot import RunningShell
 from prime_jupyter.testing.jupyter_process import JupyterProcess
+from prime_jupyter.tools.user_command import MAX_CHUNK_BYTES
 
 WAITS = "echo first; while [ ! -e go ]; do sleep 0.02; done; echo second"
 """Prints a line, then waits for the file `go` in its directory before it prints the next and ends."""
@@ -117,3 +119,35 @@ async def test_a_command_that_cannot_run_ends_with_its_error(connection: Any, se
     await watcher.until(watcher.end)
     end = watcher.end()
     assert end is not None and end.execution_id == "blank" and end.error is not None and "empty" in end.error
+
+
+@pytest.mark.asyncio
+async def test_a_snapshot_taken_while_a_command_runs_holds_it_and_its_output_so_far(
+    connection: Any, second: Any
+) -> None:
+    watcher = Watcher()
+    second.subscribe(watcher)
+    cwd = Path((await connection.get_state()).cwd)
+    running = asyncio.ensure_future(connection.run_shell(WAITS, False, "cmd-2"))
+    await watcher.until(lambda: "first" in watcher.output())
+    snap = await second.get_snapshot()
+    shell = RunningShell(execution_id="cmd-2", command=WAITS, include_in_context=False, output="first\n")
+    assert snap.running_shells == [shell]
+    (cwd / "go").touch()
+    await asyncio.wait_for(running, 30)
+    await watcher.until(watcher.end)
+    assert (await second.get_snapshot()).running_shells == []
+
+
+@pytest.mark.asyncio
+async def test_a_snapshot_keeps_only_the_end_of_a_running_floods_output(connection: Any, second: Any) -> None:
+    watcher = Watcher()
+    second.subscribe(watcher)
+    flood = "head -c 100000 /dev/zero | tr '\\0' a; printf 'é%.0s' $(seq 20000); echo; echo the-end; sleep 60"
+    running = asyncio.ensure_future(connection.run_shell(flood, True, "flood"))
+    await watcher.until(lambda: "the-end" in watcher.output())
+    (shell,) = (await second.get_snapshot()).running_shells
+    assert shell.output.endswith("é\nthe-end\n") and len(shell.output.encode()) <= MAX_CHUNK_BYTES
+    assert shell.skipped + len(shell.output.encode()) == 100_000 + 2 * 20_000 + len("\nthe-end\n")
+    await second.abort()
+    assert (await asyncio.wait_for(running, 30)).cancelled

@@ -6,6 +6,7 @@ from prime_jupyter.protocol.chat_commands import ChatExportCommand
 from prime_jupyter.protocol.commands import ExportCommand
 from prime_jupyter.protocol.frames import QueueFrame, parse_frame
 from prime_jupyter.protocol.requests import ChatNewRequest, ChatRequest
+from prime_jupyter.protocol.snapshot import AttachSnapshot
 from prime_jupyter.protocol.version import (
     CAP_EXPORT_IPYNB,
     CAP_SEED_MESSAGES,
@@ -61,3 +62,12 @@ def test_old_client_new_server_export_commands_mean_what_they_meant() -> None:
     assert ExportCommand.model_validate({"type": "export", "format": "jsonl"}).format == "jsonl"
     chat = ChatExportCommand.model_validate({"sessionId": "s", "command": "export", "path": "out.html"})
     assert chat.format is None and CAP_EXPORT_IPYNB in CAPABILITIES
+
+
+def test_old_client_new_server_snapshot_fields_are_optional() -> None:
+    """Revision 8 adds `earlierMessages` and `runningShells`: a snapshot without them (an older server's)
+    parses, saying nothing of what it left out."""
+    old = AttachSnapshot.model_validate({"state": {"sessionId": "s", "cwd": "/"}, "cursor": 3})
+    assert old.earlier_messages is None and old.running_shells == []
+    new = AttachSnapshot(state=old.state, earlier_messages=0).model_dump(mode="json", by_alias=True)
+    assert new["earlierMessages"] == 0 and new["runningShells"] == []

@@ -3,6 +3,7 @@ its output bounded as the `bash` tool's is, kept in the session's transcript."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 from pathlib import Path
@@ -57,3 +58,21 @@ async def test_bad_requests_say_what_is_wrong(prime: PrimeClient) -> None:
     assert code == 400 and "command" in str(reply["message"])
     code, reply = await shell(prime, "0" * 32, "ls")
     assert code in (400, 404), reply
+
+
+async def test_a_session_opened_while_a_command_runs_holds_it_with_its_output_so_far(
+    prime: PrimeClient, jp_root_dir: Path
+) -> None:
+    session_id = await prime.new_session()
+    waits = "echo first; while [ ! -e go ]; do sleep 0.02; done; echo second"
+    async with prime.events(session_id) as stream:
+        running = asyncio.ensure_future(shell(prime, session_id, waits, executionId="cmd-9"))
+        await stream.until(lambda f: f["type"] == "shell" and f["phase"] == "output", wait_s=30)
+    shells = (await prime.session(session_id))["runningShells"]
+    assert shells == [
+        {"executionId": "cmd-9", "command": waits, "includeInContext": True, "output": "first\n", "skipped": 0}
+    ]
+    (jp_root_dir / "go").touch()
+    code, reply = await asyncio.wait_for(running, 30)
+    assert code == 200 and reply["output"] == "first\nsecond"
+    assert (await prime.session(session_id))["runningShells"] == []

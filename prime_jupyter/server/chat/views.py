@@ -44,4 +44,5 @@ def snapshot(live: LiveSession) -> ChatSessionResponse:
         usage=live.mapper.usage_total,
         context_tokens=used or None,
         context_window=session.model.context_window,
+        running_shells=session.running_shells(),
     )

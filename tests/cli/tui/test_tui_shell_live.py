@@ -25,6 +25,9 @@ from tui_kit import SIZE, app_on, until
 from prime_jupyter.connection import ServerTarget, open_connection
 from prime_jupyter.connection.base import AgentConnection
 from prime_jupyter.connection.in_process import InProcessAgentConnection
+from prime_jupyter.connection.types import ConnectionEvent, SessionEventReceived
+from prime_jupyter.protocol.events import ShellExecutionOutput
+from prime_jupyter.protocol.shell import ShellResult
 from prime_jupyter.testing import ScriptedLLMServer
 from prime_jupyter.testing.jupyter_process import TOKEN, JupyterProcess, write_agent_dir
 
@@ -128,5 +131,68 @@ async def test_an_attached_app_shows_another_clients_command_live_and_esc_cancel
             await until(pilot, lambda: card.result is not None)
             assert result.cancelled and card.result is not None and card.result.cancelled and "cancelled" in shown(card)
     finally:
+        await watcher.dispose()
+        await runner.dispose()
+
+
+async def output_seen(connection: AgentConnection, text: str) -> None:
+    """Until `connection` has sent a shell output chunk holding `text`."""
+    seen = asyncio.Event()
+
+    def watch(event: ConnectionEvent) -> None:
+        if isinstance(event, SessionEventReceived) and isinstance(event.event, ShellExecutionOutput):
+            if text in event.event.chunk:
+                seen.set()
+
+    stop = connection.subscribe(watch)
+    try:
+        await asyncio.wait_for(seen.wait(), 30)
+    finally:
+        stop()
+
+
+async def open_mid_command(pilot: Pilot[None], running: asyncio.Future[ShellResult], cwd: Path) -> None:
+    """The app opened while `WAITS` runs: its card is there with the first line from the snapshot, before
+    any more output; the command's events then finish that card."""
+    await connected(pilot)
+    await until(pilot, lambda: (c := card_of(pilot)) is not None and "\nfirst-line\n" in drawn(c))
+    card = card_of(pilot)
+    assert card is not None and card.running and not running.done() and card.live_output == "first-line\n"
+    (cwd / "go").touch()
+    result = await asyncio.wait_for(running, 30)
+    await until(pilot, lambda: card.result is not None)
+    assert card.result is not None and card.result.entry_id == result.entry_id
+    assert len(pilot.app.screen.query(ShellCard)) == 1
+
+
+@pytest.mark.asyncio
+async def test_an_app_opened_while_a_command_runs_shows_its_card_at_once(
+    connection: InProcessAgentConnection, home: Path
+) -> None:
+    running = asyncio.ensure_future(connection.run_shell(WAITS, True))
+    await output_seen(connection, "first-line")
+    async with app_on(connection).run_test(size=SIZE) as pilot:
+        await open_mid_command(pilot, running, home.parent / "work")
+
+
+@pytest.mark.asyncio
+async def test_an_app_attached_while_a_command_runs_in_the_server_shows_its_card_at_once(
+    jupyter: JupyterProcess, llm: ScriptedLLMServer
+) -> None:
+    write_agent_dir(jupyter.agent_dir, llm)
+    target = ServerTarget(cwd=jupyter.root_dir / "work", url=jupyter.endpoint.url, token=TOKEN, model="scripted/m1")
+    runner = await open_connection(target)
+    state = await runner.get_state()
+    cwd = Path(state.cwd)
+    (cwd / "go").unlink(missing_ok=True)
+    running = asyncio.ensure_future(runner.run_shell(WAITS, True))
+    await output_seen(runner, "first-line")
+    same = ServerTarget(cwd=cwd, url=jupyter.endpoint.url, token=TOKEN, session=state.session_id)
+    watcher = await open_connection(same)
+    try:
+        async with app_on(watcher, attached=True).run_test(size=SIZE) as pilot:
+            await open_mid_command(pilot, running, cwd)
+    finally:
+        (cwd / "go").unlink(missing_ok=True)
         await watcher.dispose()
         await runner.dispose()
