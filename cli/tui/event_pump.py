@@ -5,6 +5,11 @@ the session events that came since the last pass (`fold`, given them together, u
 time: the fold coalesces consecutive deltas), hands the others to `handle` in order with them (and the
 session events `apart` picks out: those the fold does not hold, such as a `!cmd`'s output), then draws
 (`draw`) and lets the loop take keys before it goes on.
+
+A snapshot the chat draws already holds the events up to its cursor, and some of those may still be on
+their way (over HTTP the stream follows from the connection's own attach, which came before the chat's
+snapshot: a `!cmd`'s chunk was shown twice). The pump drops an event whose place in the log it knows
+and the snapshot holds (`skip_through`; a replaced session's snapshot moves the mark, in order).
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
 
-from prime_jupyter.connection.types import ConnectionEvent, SessionEventReceived
+from prime_jupyter.connection.types import ConnectionEvent, SessionEventReceived, SessionReplaced
 from prime_jupyter.protocol.events import SessionEvent
 
 __all__ = ["FOLD_AT_ONCE", "FOLD_BUDGET_S", "EventPump"]
@@ -42,10 +47,16 @@ class EventPump:
         self._handle = handle
         self._draw = draw
         self._events: asyncio.Queue[ConnectionEvent] = asyncio.Queue()
+        self._through = -1
+        """The cursor of the snapshot drawn: events up to it are in it."""
 
     def put(self, event: ConnectionEvent) -> None:
         """Queue `event` (the connection's listener; also the app's own events, in order with them)."""
         self._events.put_nowait(event)
+
+    def skip_through(self, cursor: int) -> None:
+        """The chat drew a snapshot as of `cursor`: the session events up to it are not folded again."""
+        self._through = cursor
 
     async def drain(self) -> None:
         """Fold the events that came since the last pass, then draw once; a pass folds for at most
@@ -56,9 +67,13 @@ class EventPump:
             deadline = time.monotonic() + FOLD_BUDGET_S
             batch: list[SessionEvent] = []
             while True:
-                if isinstance(item, SessionEventReceived) and not self._apart(item.event):
+                if isinstance(item, SessionEventReceived) and item.seq is not None and item.seq <= self._through:
+                    pass  # the snapshot drawn holds it
+                elif isinstance(item, SessionEventReceived) and not self._apart(item.event):
                     batch.append(item.event)
                 else:
+                    if isinstance(item, SessionReplaced):
+                        self._through = item.snapshot.cursor
                     batch = self._fold_all(batch)
                     await self._handle(item)
                 if len(batch) >= FOLD_AT_ONCE:

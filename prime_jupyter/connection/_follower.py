@@ -38,7 +38,8 @@ class FollowerHooks:
     """What the follower hands its owner: each session event (as JSON), a request to re-attach (which
     returns the fresh snapshot's cursor), and the connection's status changes."""
 
-    on_event: Callable[[Mapping[str, JsonValue]], None]
+    on_event: Callable[[Mapping[str, JsonValue], int | None], None]
+    """A session event and its place in the log (the message's `id:`), if it has one."""
     on_resync: Callable[[], Awaitable[int]]
     on_status: Callable[[ConnectionStatus | Closed], None]
 
@@ -125,18 +126,19 @@ class EventFollower:
             log.warning("skipped a malformed message on the event stream of %s", self.session_id)
             return
         kind = data.get("type") if isinstance(data, dict) else None
+        seq = int(message.id) if message.id is not None and message.id.isdigit() else None
         if kind == "session_event" and isinstance(data.get("event"), dict):
-            self._deliver(data["event"])
+            self._deliver(data["event"], seq)
         elif kind == "connected":
             self._connected()
         elif kind == "resync-required":
             raise _Resync()
-        if message.id is not None and message.id.isdigit():
-            self._set_cursor(int(message.id))
+        if seq is not None:
+            self._set_cursor(seq)
 
-    def _deliver(self, event: Mapping[str, JsonValue]) -> None:
+    def _deliver(self, event: Mapping[str, JsonValue], seq: int | None) -> None:
         try:
-            self._hooks.on_event(event)
+            self._hooks.on_event(event, seq)
         except Exception:
             log.exception("a listener failed on a session event")
 

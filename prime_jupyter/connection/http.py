@@ -149,10 +149,10 @@ class HttpAgentConnection:
         if snap.streaming_message is not None:
             self._decoder.decode({"type": "message_start", "message": dump(snap.streaming_message)})
 
-    def _on_wire_event(self, data: Mapping[str, JsonValue]) -> None:
+    def _on_wire_event(self, data: Mapping[str, JsonValue], seq: int | None) -> None:
         event = self._decoder.decode(data)
         if event is not None:  # None: a type this client does not know (a newer server)
-            self._emit(SessionEventReceived(event))
+            self._emit(SessionEventReceived(event, seq))
 
     async def _resync(self) -> int:
         snap = await self.get_snapshot()

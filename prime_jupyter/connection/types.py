@@ -35,9 +35,11 @@ class AgentConnectionUnsupportedError(PrimeError):
 
 @dataclass(frozen=True, slots=True)
 class SessionEventReceived:
-    """A session event of the connected session."""
+    """A session event of the connected session. `seq`: its place in the session's event log, where the
+    connection knows it (over HTTP): a snapshot as of cursor `c` already holds every event up to `c`."""
 
     event: SessionEvent
+    seq: int | None = None
     type: Literal["session_event"] = "session_event"
 
 

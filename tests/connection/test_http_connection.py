@@ -16,6 +16,7 @@ from prime_jupyter.connection.http import HttpAgentConnection
 from prime_jupyter.connection.types import (
     AgentConnectionUnsupportedError,
     Closed,
+    SessionEventReceived,
 )
 from prime_jupyter.errors import BusyError, PrimeError, SessionNotFoundError
 from prime_jupyter.protocol.events import AgentEnd, MessageUpdate
@@ -80,6 +81,9 @@ async def test_attaching_mid_answer_continues_the_streaming_message(
         assert sum(isinstance(e, AgentEnd) for e in session_events(second_seen)) == 1
         whole = await second.get_snapshot(tail=1)  # the tail hint is not sent: the whole branch, nothing left out
         assert len(whole.messages) == 2 and whole.earlier_messages == 0
+        seqs = [item.seq for item in second_seen if isinstance(item, SessionEventReceived)]
+        assert all(seq is not None for seq in seqs) and seqs == sorted(set(seqs))  # each event's place in the log
+        assert seqs[-1] <= whole.cursor  # the snapshot after them holds them
     finally:
         await first.dispose()
         await second.dispose()

@@ -176,6 +176,7 @@ class ChatScreen(Screen[None]):
         self.post_message(self.Connected(connection))
         self._unsubscribe = connection.subscribe(self._pump_events.put)
         snapshot = await connection.get_snapshot(tail=self.feed.mounted)  # the earlier ones once it is drawn
+        self._pump_events.skip_through(snapshot.cursor)
         self.completions.connection = connection
         self.completions.set_cwd(snapshot.state.cwd)
         self._read_branch()
