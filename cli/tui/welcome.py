@@ -3,7 +3,6 @@ the model the session would use has no API key (a prompt would come back "Not se
 
 from __future__ import annotations
 
-from prime_jupyter.ai.registry import ENV_API_KEYS
 from prime_jupyter.connection.base import AgentConnection
 
 __all__ = ["KEYS", "key_warning"]
@@ -20,6 +19,7 @@ async def key_warning(connection: AgentConnection) -> str | None:
     model = next((m for m in models.models if (m.provider, m.id) == (current.provider, current.id)), None)
     if model is None or model.available:
         return None
-    variable = ENV_API_KEYS.get(current.provider)
-    where = f"set {variable} (or add the key to auth.json in the agent's folder)" if variable else "add its key"
-    return f"{current.provider}/{current.id} has no API key: {where}, or pick another model with /model."
+    return (
+        f"{current.provider}/{current.id} has no API key: set one (ANTHROPIC_API_KEY or OPENAI_API_KEY where the"
+        " agent runs, or auth.json or models.json in its folder), or pick another model with /model."
+    )

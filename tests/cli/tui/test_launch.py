@@ -124,7 +124,7 @@ async def test_a_new_session_shows_the_keys_and_warns_of_a_model_without_a_key(
             await until(pilot, lambda: len(app.screen.query(Notice)) == 2)
             first, second = (str(n.content) for n in app.screen.query(Notice))
             assert "/ commands" in first and "/hotkeys" in first
-            assert second.startswith("anthropic/claude-sonnet-5-5 has no API key: set ANTHROPIC_API_KEY")
+            assert second.startswith("anthropic/claude-sonnet-5-5 has no API key: set one (ANTHROPIC_API_KEY")
     finally:
         await connection.dispose()
 
