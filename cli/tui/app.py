@@ -84,6 +84,7 @@ class PrimeApp(App[None]):
         boot = self.screen
         if not isinstance(boot, BootScreen):
             return
+        await boot.settle()  # the keys already handed to its editor are in the draft
         draft, cursor, history = boot.editor.text, boot.editor.cursor_location, boot.editor.sent
         chat = self._chat()
         for behavior, text in boot.sent:
