@@ -234,12 +234,26 @@ def body_size(body: Body) -> int:
 
 
 def _writes(head: bytes, body: Body) -> list[bytes | memoryview]:
-    """What the transport is handed, in order: a small request in one write (one system call), a large
-    one as its head and then its pieces, uncopied."""
+    """What the transport is handed, in order: a small request in one write (one system call); a large
+    one with each large piece as it is and each run of small ones joined (a resumed session's first
+    request is 22,000 wire messages: a write each cost 60 ms), all as views the transport slices
+    without copying."""
     pieces = [body] if isinstance(body, bytes) else body
     if body_size(body) < _READ:
         return [b"".join((head, *pieces))]
-    return [head, *(memoryview(piece) for piece in pieces if piece)]
+    writes: list[bytes | memoryview] = []
+    small: list[bytes] = [head]
+    for piece in pieces:
+        if len(piece) < _READ:
+            small.append(piece)
+            continue
+        if small:
+            writes.append(memoryview(b"".join(small)))
+            small = []
+        writes.append(memoryview(piece))
+    if small:
+        writes.append(memoryview(b"".join(small)))
+    return writes
 
 
 async def _send(key: _PoolKey, url: str, writes: list[bytes | memoryview], timeout_s: float) -> Response:
