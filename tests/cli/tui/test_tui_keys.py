@@ -79,7 +79,7 @@ def pattern(index: int) -> str:
 def launched(home: Path) -> PrimeApp:
     """The app as `jupyter prime` opens it (`launch.py`): the boot screen first, the session in a thread."""
     start = LocalStart(vars(build_parser().parse_args([])), home.parent / "work")
-    return PrimeApp(start.open, cwd_label="~/work", boot=True)
+    return PrimeApp(start.open, cwd_label="~/work", boot=True, owns_connection=True)  # its thread ends with it
 
 
 def chat(pilot: Pilot[None]) -> ChatScreen | None:
