@@ -8,7 +8,7 @@ turns grew with the history (50 ms at 10,000 entries against 3 ms at 10, `benchm
 So a provider keeps, on the `History` it is given (`History.memo`), an `EncodedPrefix`: the encoded
 wire messages of the history's first `count` messages, up to a point where its conversion can resume
 from nothing (`Normalizer.quiet`). The next request converts the messages from `count` on, sends the
-prefix's chunks and the new pieces as they are (the transport never joins them, `_http.Body`), and
+prefix's chunks and the new pieces as they are (the transport never joins them, `_body.Body`), and
 keeps a longer prefix. The prefix holds its wire messages already joined, in a few chunks whose sizes
 fall geometrically (a turn's new messages are one small chunk, merged into the one before when that
 one is not more than twice as large), so a request is about a dozen chunks, not one piece per message:
@@ -159,7 +159,7 @@ def _push(stack: list[bytes], parts: list[bytes]) -> None:
 def with_messages(encoded_body: bytes, messages: list[bytes], empty: bytes = _EMPTY_MESSAGES) -> list[bytes]:
     """`encoded_body`, whose messages are `[]` (`empty`: the key, `"input":[]` for Responses), with
     the encoded `messages` (wire messages, or chunks of them joined by commas) in their place: the
-    body's pieces, in order, which the transport sends without joining them (`_http.Body`), so the
+    body's pieces, in order, which the transport sends without joining them (`_body.Body`), so the
     prefix's chunks are never copied.
 
     The first `empty` is the key: inside a JSON string every `"` is escaped, so the text cannot occur

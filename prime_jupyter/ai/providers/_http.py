@@ -9,9 +9,7 @@ its types deferred; aiohttp (the SDKs' fast stack) about 115 ms; httpx about 30 
 nothing, as the agent's loop runs on asyncio anyway (and `ssl` is imported only for https). Per streamed
 delta the work here is one `read()` and a slice, no per-event object.
 
-A body comes as bytes or as pieces (`Body`), written one by one as `memoryview`s and never joined: a
-long history's body is the few large chunks its provider kept (`_encoded`); joining them copied 5.7 MB
-a turn at 10,000 entries (0.9 ms), and the transport then copied what the kernel did not take at once.
+A body comes as bytes or as pieces, written without joining them (`_body`).
 
 HTTP/1.1, what the providers' streaming APIs use: one request at a time per connection; bodies by
 `Content-Length`, chunked, or up to the close; `gzip`/`deflate` bodies decoded. Kept-alive connections
@@ -33,22 +31,20 @@ import contextlib
 import json
 import sys
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Mapping
 from contextlib import asynccontextmanager
 from urllib.parse import SplitResult, urlsplit
 
 from prime_jupyter.ai.errors import NotAnEventStream, ProviderConnectionError, ProviderStatusError
+from prime_jupyter.ai.providers._body import Body, body_size, writes
 from prime_jupyter.ai.providers._chunked import ChunkedDecoder, decompressed
 from prime_jupyter.ai.providers._connect import Origin, Proxy, open_stream, proxy_for
 
-__all__ = ["Body", "Response", "body_size", "close_clients", "post_stream"]
+__all__ = ["Response", "close_clients", "post_stream"]
 
 USER_AGENT = f"prime-jupyter (Python {sys.version_info.major}.{sys.version_info.minor})"
 _READ = 1 << 16
 _NO_BODY = frozenset({204, 304})
-
-Body = bytes | Sequence[bytes]
-"""A request body: its bytes, or pieces of them in order (never joined to be sent)."""
 
 _PoolKey = tuple[Origin, Proxy | None]
 _pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[_PoolKey, list[_Connection]]] = (
@@ -207,7 +203,7 @@ async def post_stream(url: str, headers: Mapping[str, str], body: Body, timeout_
     proxy = proxy_for(origin)
     shown = _shown(parts)
     head = _head(parts, origin, proxy, headers, body_size(body))
-    response = await _send((origin, proxy), shown, _writes(head, body), timeout_s)
+    response = await _send((origin, proxy), shown, writes(head, body), timeout_s)
     try:
         if response.status >= 400:
             raise await _status_error(response)
@@ -226,34 +222,6 @@ async def close_clients() -> None:
     for connections in _pools.pop(loop, {}).values():
         for connection in connections:
             connection.close()
-
-
-def body_size(body: Body) -> int:
-    """The length of `body` in bytes."""
-    return len(body) if isinstance(body, bytes) else sum(map(len, body))
-
-
-def _writes(head: bytes, body: Body) -> list[bytes | memoryview]:
-    """What the transport is handed, in order: a small request in one write (one system call); a large
-    one with each large piece as it is and each run of small ones joined (a resumed session's first
-    request is 22,000 wire messages: a write each cost 60 ms), all as views the transport slices
-    without copying."""
-    pieces = [body] if isinstance(body, bytes) else body
-    if body_size(body) < _READ:
-        return [b"".join((head, *pieces))]
-    writes: list[bytes | memoryview] = []
-    small: list[bytes] = [head]
-    for piece in pieces:
-        if len(piece) < _READ:
-            small.append(piece)
-            continue
-        if small:
-            writes.append(memoryview(b"".join(small)))
-            small = []
-        writes.append(memoryview(piece))
-    if small:
-        writes.append(memoryview(b"".join(small)))
-    return writes
 
 
 async def _send(key: _PoolKey, url: str, writes: list[bytes | memoryview], timeout_s: float) -> Response:

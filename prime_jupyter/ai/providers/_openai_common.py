@@ -7,7 +7,8 @@ from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING
 
 from prime_jupyter.ai.data import ImageContentData, ToolResultMessageData
-from prime_jupyter.ai.providers._http import Body, Response, post_stream
+from prime_jupyter.ai.providers._body import Body
+from prime_jupyter.ai.providers._http import Response, post_stream
 
 if TYPE_CHECKING:
     from prime_jupyter.ai.stream import StreamOptions

@@ -20,7 +20,7 @@ from pydantic import JsonValue
 
 from prime_jupyter.ai.history import History
 from prime_jupyter.ai.json_text import json_text
-from prime_jupyter.ai.providers._http import Body
+from prime_jupyter.ai.providers._body import Body
 from prime_jupyter.ai.types import Context
 
 __all__ = ["encode_body", "encode_request"]

@@ -27,6 +27,7 @@ from prime_jupyter.ai.data import (
 )
 from prime_jupyter.ai.history import History, messages_data
 from prime_jupyter.ai.models import Model, anthropic_effort, anthropic_thinking_budget
+from prime_jupyter.ai.providers._body import Body
 from prime_jupyter.ai.providers._encoded import (
     EncodedPrefix,
     NotEncodable,
@@ -35,7 +36,7 @@ from prime_jupyter.ai.providers._encoded import (
     prefix_of,
     with_messages,
 )
-from prime_jupyter.ai.providers._http import Body, post_stream
+from prime_jupyter.ai.providers._http import post_stream
 from prime_jupyter.ai.providers._request import encode_body, encode_request
 from prime_jupyter.ai.providers._sse import drain, iter_sse
 from prime_jupyter.ai.providers._transform import Normalizer, normalize_messages, safe_tool_id

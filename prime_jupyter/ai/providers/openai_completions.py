@@ -17,8 +17,8 @@ from prime_jupyter.ai.data import AssistantMessageData, ImageContentData, Messag
 from prime_jupyter.ai.errors import ProviderStatusError
 from prime_jupyter.ai.history import History, messages_data
 from prime_jupyter.ai.models import Model, openai_reasoning_effort
+from prime_jupyter.ai.providers._body import Body
 from prime_jupyter.ai.providers._encoded import NotEncodable, encode_part, encoded_messages, with_messages
-from prime_jupyter.ai.providers._http import Body
 from prime_jupyter.ai.providers._openai_common import data_url, post, result_images, result_text
 from prime_jupyter.ai.providers._request import encode_body, encode_request
 from prime_jupyter.ai.providers._sse import drain, iter_sse
