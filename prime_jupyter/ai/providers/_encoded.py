@@ -46,6 +46,7 @@ from prime_jupyter.ai.providers._transform import Normalizer
 
 __all__ = [
     "EncodedPrefix",
+    "Mark",
     "NotEncodable",
     "encode_part",
     "encoded_messages",
@@ -94,11 +95,20 @@ def encode_part(value: Mapping[str, JsonValue]) -> bytes:
         raise NotEncodable from None
 
 
+Mark = Callable[[EncodedPrefix, list[bytes], list[bool]], list[bytes]]
+"""A provider's cache point: the request's pieces from the prefix, the new parts and which of them are of
+the `user` role (Anthropic's `_marked`)."""
+
+
 def encoded_messages(
-    history: History, key: str, convert: Callable[[MessageData], Wire], settle: Callable[[], Wire]
+    history: History,
+    key: str,
+    convert: Callable[[MessageData], Wire],
+    settle: Callable[[], Wire],
+    mark: Mark | None = None,
 ) -> list[bytes] | None:
     """The wire messages of `history`, encoded (the prefix kept under `key`, then one part per new wire
-    message); the history keeps what it can reuse.
+    message), with the cache point `mark` puts, if any; the history keeps what it can reuse.
 
     `convert` gives the wire messages of one cleaned message; `settle` those it still holds back, at
     a quiet point and at the end, after which it holds nothing (the module docstring). None when a
@@ -106,24 +116,32 @@ def encoded_messages(
     """
     prefix = prefix_of(history, key)
     parts: list[bytes] = []  # the wire messages after the prefix
+    users: list[bool] = []  # which of them are of the `user` role
     kept, count = (prefix.count, 0), prefix.count
     normalizer = Normalizer()
+
+    def add(wire: Wire) -> None:
+        for message in wire:
+            parts.append(encode_part(message))
+            users.append(message.get("role") == "user")
+
     try:
         for message in history.data(count):
             count += 1
             for cleaned in normalizer.push(message):
-                parts += map(encode_part, convert(cleaned))
+                add(convert(cleaned))
             if normalizer.quiet:  # no call waits for a result: the parts so far are final
-                parts += map(encode_part, settle())
+                add(settle())
                 kept = (count, len(parts))
         for cleaned in normalizer.finish():
-            parts += map(encode_part, convert(cleaned))
-        parts += map(encode_part, settle())
+            add(convert(cleaned))
+        add(settle())
     except NotEncodable:
         return None
     if kept[0] > prefix.count:
-        history.set_memo(key, extended(prefix, kept[0], parts[: kept[1]]))
-    return [*prefix.chunks, *parts]
+        marks = users[: kept[1]] if mark is not None else ()
+        history.set_memo(key, extended(prefix, kept[0], parts[: kept[1]], marks))
+    return mark(prefix, parts, users) if mark is not None else [*prefix.chunks, *parts]
 
 
 def extended(prefix: EncodedPrefix, count: int, parts: list[bytes], users: Sequence[bool] = ()) -> EncodedPrefix:

@@ -28,18 +28,11 @@ from prime_jupyter.ai.data import (
 from prime_jupyter.ai.history import History, messages_data
 from prime_jupyter.ai.models import Model, anthropic_effort, anthropic_thinking_budget
 from prime_jupyter.ai.providers._body import Body
-from prime_jupyter.ai.providers._encoded import (
-    EncodedPrefix,
-    NotEncodable,
-    encode_part,
-    extended,
-    prefix_of,
-    with_messages,
-)
+from prime_jupyter.ai.providers._encoded import EncodedPrefix, encoded_messages, with_messages
 from prime_jupyter.ai.providers._http import post_stream
 from prime_jupyter.ai.providers._request import encode_body, encode_request
 from prime_jupyter.ai.providers._sse import drain, iter_sse
-from prime_jupyter.ai.providers._transform import Normalizer, normalize_messages, safe_tool_id
+from prime_jupyter.ai.providers._transform import normalize_messages, safe_tool_id
 from prime_jupyter.ai.types import Context, Message, TextContent, ThinkingContent
 
 if TYPE_CHECKING:
@@ -51,7 +44,6 @@ _STOP = {"end_turn": "stop", "tool_use": "toolUse", "max_tokens": "length", "sto
 _TRANSIENT = {"overloaded_error", "api_error", "rate_limit_error", "timeout_error"}
 
 Json = dict[str, JsonValue]
-Results = list[JsonValue] | None
 
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -79,7 +71,8 @@ def encode_messages_once(model: Model, context: Context, options: StreamOptions)
     """`build_request`'s body, encoded (in pieces), with the messages of a `History` encoded once
     (`_encoded`)."""
     if isinstance(context.messages, History):
-        messages = _encoded_messages(context.messages)
+        wire = _Wire()
+        messages = encoded_messages(context.messages, _MEMO, wire.convert, wire.settle, _marked)
         if messages is not None:
             return with_messages(encode_body(_body(model, context, options, [])), messages)
     return encode_body(build_request(model, context, options))
@@ -117,21 +110,10 @@ def _body(model: Model, context: Context, options: StreamOptions, messages: list
 
 def _messages(messages: Sequence[Message]) -> list[JsonValue]:
     out: list[JsonValue] = []
-    results: list[JsonValue] | None = None  # the content of the user message that collects adjacent tool results
+    wire = _Wire()
     for message in normalize_messages(messages_data(messages)):
-        if message["role"] == "toolResult":
-            if results is None:
-                results = []
-                out.append({"role": "user", "content": results})
-            results.append(_tool_result(message))
-            continue
-        if message["role"] == "assistant":
-            role, content = "assistant", _assistant_content(message)
-        else:
-            role, content = "user", _user_content(message["content"])
-        if content:
-            out.append({"role": role, "content": content})
-            results = None
+        out += wire.convert(message)
+    out += wire.settle()
     _mark_cache_point(out)
     return out
 
@@ -140,60 +122,35 @@ _MEMO = "anthropic-messages"
 _MARK = b',"cache_control":{"type":"ephemeral"}}]}'
 
 
-def _encoded_messages(history: History) -> list[bytes] | None:
-    """`_messages(history)`, encoded (chunks of them, `_encoded`), with the cache point; the history
-    keeps what it can reuse.
+class _Wire:
+    """The wire messages of the cleaned messages, fed one at a time: adjacent tool results wait to go
+    together, in one `user` message, after the last of them."""
 
-    None when a message cannot be UTF-8 (a lone surrogate): `build_request` then builds it all."""
-    prefix = prefix_of(history, _MEMO)
-    parts: list[bytes] = []  # the wire messages after the prefix
-    users: list[bool] = []
-    kept, count = (prefix.count, 0), prefix.count
-    normalizer = Normalizer()
-    results: list[JsonValue] | None = None  # the tool results the last part collects
-    try:
-        for message in history.data(count):
-            count += 1
-            for cleaned in normalizer.push(message):
-                results = _add(cleaned, parts, users, results)
-            if normalizer.quiet:  # no call waits for a result: the parts so far are final
-                _close(results, parts)
-                results, kept = None, (count, len(parts))
-        for cleaned in normalizer.finish():
-            results = _add(cleaned, parts, users, results)
-        _close(results, parts)
-    except NotEncodable:
-        return None
-    if kept[0] > prefix.count:
-        history.set_memo(_MEMO, extended(prefix, kept[0], parts[: kept[1]], users[: kept[1]]))
-    return _marked(prefix, parts, users)
+    __slots__ = ("results",)
 
+    def __init__(self) -> None:
+        self.results: list[JsonValue] | None = None
 
-def _add(message: MessageData, parts: list[bytes], users: list[bool], results: list[JsonValue] | None) -> Results:
-    """`_messages`' step for one cleaned message: the tool results it collects, if any."""
-    if message["role"] == "toolResult":
-        if results is None:
-            results = []
-            parts.append(b"")  # encoded by `_close`
-            users.append(True)
-        results.append(_tool_result(message))
-        return results
-    if message["role"] == "assistant":
-        role, content = "assistant", _assistant_content(message)
-    else:
-        role, content = "user", _user_content(message["content"])
-    if not content:
-        return results
-    _close(results, parts)
-    parts.append(encode_part({"role": role, "content": content}))
-    users.append(role == "user")
-    return None
+    def convert(self, message: MessageData) -> list[Json]:
+        if message["role"] == "toolResult":
+            if self.results is None:
+                self.results = []
+            self.results.append(_tool_result(message))
+            return []
+        if message["role"] == "assistant":
+            role, content = "assistant", _assistant_content(message)
+        else:
+            role, content = "user", _user_content(message["content"])
+        if not content:  # nothing to send: the tool results before it still wait
+            return []
+        return [*self.settle(), {"role": role, "content": content}]
 
-
-def _close(results: list[JsonValue] | None, parts: list[bytes]) -> None:
-    """Encode the part of tool results that `parts` ends with, if one is open."""
-    if results is not None:
-        parts[-1] = encode_part({"role": "user", "content": results})
+    def settle(self) -> list[Json]:
+        """The waiting tool results' message, if any: after it nothing waits."""
+        if self.results is None:
+            return []
+        results, self.results = self.results, None
+        return [{"role": "user", "content": results}]
 
 
 def _marked(prefix: EncodedPrefix, parts: list[bytes], users: list[bool]) -> list[bytes]:
