@@ -8,7 +8,8 @@ session events `apart` picks out: those the fold does not hold, such as a `!cmd`
 
 A snapshot the chat draws already holds the events up to its cursor, and some of those may still be on
 their way (over HTTP the stream follows from the connection's own attach, which came before the chat's
-snapshot: a `!cmd`'s chunk was shown twice). The pump drops an event whose place in the log it knows
+snapshot: a `!cmd`'s chunk was shown twice; in process the session's thread may emit between the chat's
+subscription and its snapshot). The pump drops an event whose place in the log it knows
 and the snapshot holds (`skip_through`; a replaced session's snapshot moves the mark, in order).
 """
 

@@ -143,6 +143,7 @@ class InProcessAgentConnection:
         self.session = session
         self._options = options or SessionOptions(cwd=Path(session.manager.cwd))
         self._listeners: list[ConnectionListener] = []
+        self._seq = 0  # session events forwarded: each one's place; a snapshot taken now holds them all
         self._unsubscribe = session.subscribe(self._forward)
         _open.add(self)
         self._extensions: LocalExtensions | None = None
@@ -165,7 +166,8 @@ class InProcessAgentConnection:
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
     def _forward(self, event: SessionEvent) -> None:
-        self._emit(SessionEventReceived(event))
+        self._seq += 1
+        self._emit(SessionEventReceived(event, seq=self._seq))
 
     def _emit(self, event: ConnectionEvent) -> None:
         for listener in tuple(self._listeners):
@@ -186,7 +188,7 @@ class InProcessAgentConnection:
         return connection_state(self.session)
 
     async def get_snapshot(self, tail: int | None = None) -> AttachSnapshot:
-        return snapshot(self.session, tail=tail)
+        return snapshot(self.session, cursor=self._seq, tail=tail)
 
     async def get_messages(self) -> MessagesResult:
         messages, ids = branch_messages(self.session.manager)
@@ -386,7 +388,7 @@ class InProcessAgentConnection:
         await current.dispose()
         self.session = replacement
         self._unsubscribe = replacement.subscribe(self._forward)
-        snap = snapshot(replacement)
+        snap = snapshot(replacement, cursor=self._seq)
         self._emit(SessionReplaced(snap))
         await run_after_replace(after_replace, lambda text: self.prompt(text), self._emit)
         return ReplacedResult(selected_text=selected_text, snapshot=snap)

@@ -36,7 +36,8 @@ class AgentConnectionUnsupportedError(PrimeError):
 @dataclass(frozen=True, slots=True)
 class SessionEventReceived:
     """A session event of the connected session. `seq`: its place in the session's event log, where the
-    connection knows it (over HTTP): a snapshot as of cursor `c` already holds every event up to `c`."""
+    connection knows it (both of ours do; a stand-in may not): a snapshot as of cursor `c` already holds
+    every event up to `c`."""
 
     event: SessionEvent
     seq: int | None = None

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from pathlib import Path
 
 import pytest
 
 from prime_jupyter.connection.in_process import InProcessAgentConnection
+from prime_jupyter.connection.types import ConnectionEvent, SessionEventReceived, SessionReplaced
+from prime_jupyter.protocol.events import MessageUpdate
 from prime_jupyter.runtime.factory import SessionOptions
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
 from prime_jupyter.testing.jupyter_process import write_agent_dir
@@ -90,3 +93,48 @@ async def test_a_snapshot_with_a_tail_holds_the_newest_turns_of_the_branch_and_m
         assert (await reopened.get_snapshot()).earlier_messages == 0
     finally:
         await reopened.dispose()
+
+
+@pytest.mark.asyncio
+async def test_events_carry_their_place_and_a_snapshot_the_place_it_holds(
+    tmp_path: Path, llm: ScriptedLLMServer
+) -> None:
+    """A listener that subscribed before a snapshot can drop the events the snapshot holds (the terminal
+    app subscribes, then reads its snapshot while the session's thread may go on emitting)."""
+    write_agent_dir(tmp_path / "agent", llm)
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="one two three four five six", chunks=6)], chunk_delay_s=0.05))
+    options = SessionOptions(cwd=tmp_path, model="scripted/m1", agent_dir=tmp_path / "agent")
+    connection = InProcessAgentConnection.create(options)
+    seen: list[ConnectionEvent] = []
+    streaming = asyncio.Event()
+
+    def listen(item: ConnectionEvent) -> None:
+        seen.append(item)
+        if sum(isinstance(i, SessionEventReceived) and isinstance(i.event, MessageUpdate) for i in seen) >= 2:
+            streaming.set()
+
+    connection.subscribe(listen)
+
+    def places() -> list[int]:  # an event without its place shows as -1
+        return [-1 if item.seq is None else item.seq for item in seen if isinstance(item, SessionEventReceived)]
+
+    try:
+        await connection.prompt("count")
+        await asyncio.wait_for(streaming.wait(), 10)
+        mid = await connection.get_snapshot()
+        held = places()
+        assert held == list(range(1, len(held) + 1)) and mid.cursor == held[-1]  # mid-answer: all of them, in order
+        await connection.wait_for_idle()
+        whole = places()
+        assert whole[: len(held)] == held and whole == list(range(1, len(whole) + 1)) and len(whole) > len(held)
+        assert (await connection.get_snapshot()).cursor == whole[-1]
+        replaced = await connection.new_session()
+        assert [i.snapshot.cursor for i in seen if isinstance(i, SessionReplaced)] == [whole[-1]]
+        assert replaced.snapshot is not None and replaced.snapshot.cursor == whole[-1]
+        llm.enqueue(ScriptedTurn(blocks=[Text(text="again")]))
+        await connection.prompt("again")
+        await connection.wait_for_idle()
+        after = places()[len(whole) :]
+        assert after and after[0] == whole[-1] + 1 and after == sorted(set(after))  # the replacement's go on from it
+    finally:
+        await connection.dispose()
