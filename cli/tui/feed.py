@@ -57,6 +57,12 @@ class Feed:
     def running(self) -> bool:
         return self.fold is not None and is_running(self.fold.state)
 
+    @property
+    def starting(self) -> bool:
+        """A prompt this app sent is not confirmed yet: the session runs, though its start is not folded."""
+        messages = self.fold.state.messages if self.fold is not None else ()
+        return bool(messages) and messages[-1].pending  # a prompt of ours comes last until its run starts
+
     async def load(
         self, snapshot: AttachSnapshot, earlier: Callable[[], Awaitable[MessagesResult]] | None = None
     ) -> None:

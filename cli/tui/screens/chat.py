@@ -114,6 +114,7 @@ class ChatScreen(Screen[None]):
         self._cwd_label = cwd_label
         self.connection: AgentConnection | None = None
         self._waiting: list[tuple[str, str]] = [("send", initial_prompt)] if initial_prompt else []
+        self._ready = False  # the session is open and the prompts typed before have gone
         self._pump_events = EventPump(self._fold, self._connection_event, self._draw, apart=is_shell_event)
         self._questions = QuestionDesk(self)
         self._status = ChatStatus()
@@ -187,9 +188,10 @@ class ChatScreen(Screen[None]):
             self._warn_of_keys(connection, await self.conversation.add_line(KEYS))
         gc_policy.start_up_done()  # the session is open and drawn: start-up is over
         self._pump()
-        waiting, self._waiting = self._waiting, []
-        for behavior, text in waiting:
+        while self._waiting:  # in the order typed: a prompt typed meanwhile waits its turn (`_ready`)
+            behavior, text = self._waiting.pop(0)
             await self._send(text, behavior)
+        self._ready = True
 
     @work(group="welcome")
     async def _warn_of_keys(self, connection: AgentConnection, welcome: Widget) -> None:
@@ -308,7 +310,7 @@ class ChatScreen(Screen[None]):
                 self._command(name, arg.strip())
                 return
         behavior = "follow_up" if event.behavior == "follow_up" else "send"
-        if self.connection is None:
+        if not self._ready:
             self._waiting.append((behavior, event.text))
             return
         await self._send(event.text, behavior)

@@ -131,3 +131,37 @@ async def test_keys_typed_while_a_long_answer_streams_all_reach_the_editor(
         sent, draft = typist.made()
         assert screen.editor.text == draft
     assert sent == ["stream"] and len(typist.typed) > 300
+
+
+@pytest.mark.asyncio
+async def test_prompts_sent_as_the_chat_replaces_the_boot_screen_all_go_once_in_order(
+    home: Path, llm: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Enter typed just before the swap: its prompt is still on its way from the boot screen's editor (a
+    `Submitted` message) when the app reads the prompts sent there (`BootScreen.settle`). Prompts are typed
+    until the chat is there and a few after, each a word that shows its place; every one reaches the model
+    once, in order, whether the boot screen, the chat before its session opens, or the chat after took it."""
+    monkeypatch.setenv("PRIME_AGENT_DIR", str(home))
+    llm.enqueue(*(ScriptedTurn(blocks=[Text(text="Got it.")]) for _ in range(60)))
+    app = launched(home)
+    words: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        typist = Typist(app)
+        assert isinstance(app.screen, BootScreen), "the chat came before the first key: the swap is not exercised"
+        after = 0
+        while after < 3:
+            word = f"q{len(words):04d}"
+            typist.type(*word, "enter")
+            words.append(word)
+            after += chat(pilot) is not None
+            await asyncio.sleep(0.01)
+        screen = chat(pilot)
+        assert screen is not None
+        await until(pilot, lambda: bool(llm.requests) and words[-1] in str(llm.requests[-1].body))
+        await until(pilot, lambda: not screen.feed.running)
+        assert screen.editor.text == ""
+    body = str(llm.requests[-1].body)
+    places = [body.find(word) for word in words]
+    assert -1 not in places and places == sorted(places), "a prompt was lost or went out of order"
+    assert all(body.count(word) == 1 for word in words), "a prompt went twice"
+    assert len(words) > 5
