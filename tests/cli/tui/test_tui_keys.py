@@ -137,10 +137,9 @@ async def test_keys_typed_while_a_long_answer_streams_all_reach_the_editor(
 async def test_prompts_sent_as_the_chat_replaces_the_boot_screen_all_go_once_in_order(
     home: Path, llm: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Enter typed just before the swap: its prompt is still on its way from the boot screen's editor (a
-    `Submitted` message) when the app reads the prompts sent there (`BootScreen.settle`). Prompts are typed
-    until the chat is there and a few after, each a word that shows its place; every one reaches the model
-    once, in order, whether the boot screen, the chat before its session opens, or the chat after took it."""
+    """Prompts are typed until the chat is there and a few after, each a word that shows its place; every
+    one reaches the model once, in order, whether the boot screen, the chat before its session opens, or
+    the chat after took it. (It does not pin the Enter-just-before-the-swap window of `BootScreen.settle`.)"""
     monkeypatch.setenv("PRIME_AGENT_DIR", str(home))
     # Answers take a model's time, so the run still goes when the last prompt comes: a message queued as
     # a run ends, after its last look at the queue, waits for the next prompt (a known gap in the session).
