@@ -7,6 +7,7 @@ exceptions (design.md D2). Messages say what to do.
     ├── ConfigError            bad or missing configuration (settings, models.json, auth.json)
     │   └── MissingApiKeyError no key for a provider; names the variable or file to set
     ├── ModelNotFoundError     an unknown provider or model that cannot be resolved
+    ├── PermissionModeError    a permission mode the server does not allow (a 403 naming the allowed ones)
     ├── OutsideRootError       a path a request names lies outside the server's root (a 403)
     ├── SessionError           a transcript that cannot be opened, found or written
     │   ├── SessionNotFoundError
@@ -28,6 +29,7 @@ __all__ = [
     "MissingApiKeyError",
     "ModelNotFoundError",
     "OutsideRootError",
+    "PermissionModeError",
     "PrimeError",
     "ServerUnavailableError",
     "SessionError",
@@ -96,3 +98,7 @@ class KernelDiedError(KernelError):
 
 class BusyError(PrimeError):
     """The session is running; wait for it to become idle or abort it first."""
+
+
+class PermissionModeError(PrimeError):
+    """A permission mode the server's `allowed_permission_modes` forbids; names the allowed ones."""
