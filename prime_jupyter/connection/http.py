@@ -241,6 +241,9 @@ class HttpAgentConnection:
     async def set_thinking_level(self, level: str) -> None:
         await self._ask(c.SetThinkingLevelCommand(level=level), OkResult)
 
+    async def set_permission_mode(self, mode: str) -> None:
+        await self._ask(c.SetPermissionModeCommand(mode=mode), OkResult)
+
     async def compact(self, custom_instructions: str | None = None) -> CompactResult:
         return await self._ask(c.CompactCommand(custom_instructions=custom_instructions), CompactResult)
 

@@ -41,6 +41,7 @@ __all__ = [
     "PermissionPolicy",
     "ToolKind",
     "check_mode",
+    "choose_mode",
     "command_prefix",
     "parse_permission_mode",
     "tool_kind",
@@ -85,6 +86,26 @@ def check_mode(mode: PermissionMode, allowed: tuple[PermissionMode, ...] | None)
             f"permission mode {mode!r} is not allowed on this server: choose from {', '.join(allowed) or '(none)'}"
         )
     return mode
+
+
+def choose_mode(
+    asked: PermissionMode | None,
+    fallbacks: tuple[str | None, ...],
+    allowed: tuple[PermissionMode, ...] | None,
+    *,
+    interactive: bool,
+) -> PermissionMode:
+    """A new or resumed session's mode: `asked` (refused when not allowed), else the first of `fallbacks`
+    (the transcript's, settings.json's, the host's default) that is a mode and allowed, else `ask` where a
+    person can answer and `auto` where nobody can (`jupyter prime -p`), else the first allowed mode."""
+    if asked is not None:
+        return check_mode(asked, allowed)
+    natural: PermissionMode = "ask" if interactive else "auto"
+    for candidate in (*fallbacks, natural):
+        mode = next((m for m in PERMISSION_MODES if m == candidate), None)
+        if mode is not None and (allowed is None or mode in allowed):
+            return mode
+    return allowed[0] if allowed else natural
 
 
 def command_prefix(command: str) -> str | None:

@@ -68,6 +68,7 @@ def write_agent_dir(home: Path, llm_url: str) -> Path:
         "retry": {"enabled": False},
         "compaction": {"enabled": False},
         "defaultModel": MODEL,
+        "permissionMode": "auto",  # tools run without asking, unless a test asks for a mode
     }
     (home / "settings.json").write_text(json.dumps(settings))
     return home
