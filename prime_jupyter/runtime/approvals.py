@@ -28,11 +28,20 @@ from pydantic import JsonValue
 from prime_jupyter.ai.abort import AbortSignal
 from prime_jupyter.ai.types import TextContent, ToolCall
 from prime_jupyter.protocol.events import ToolOutput
-from prime_jupyter.protocol.questions import CancelReason, QuestionOption, SelectAnswer
+from prime_jupyter.protocol.questions import CancelReason, Question, QuestionOption, SelectAnswer
 from prime_jupyter.runtime.permissions import PermissionPolicy, tool_kind
 from prime_jupyter.runtime.ui import SessionUI
 
-__all__ = ["ALLOW_ALWAYS", "ALLOW_ONCE", "APPROVAL_OPTIONS", "DECISION_ENTRY", "REJECT_ONCE", "Approvals"]
+__all__ = [
+    "ALLOW_ALWAYS",
+    "ALLOW_ONCE",
+    "APPROVAL_OPTIONS",
+    "DECISION_ENTRY",
+    "REJECT_ONCE",
+    "Approvals",
+    "is_approval",
+    "preview",
+]
 
 ALLOW_ONCE = "allow_once"
 ALLOW_ALWAYS = "allow_always"
@@ -124,6 +133,11 @@ class Approvals:
         }
         data.update({key: value for key, value in extra.items() if value is not None})
         self.record(data)
+
+
+def is_approval(question: Question) -> bool:
+    """Whether a question is a tool call's approval (its options are the approval's)."""
+    return question.kind == "select" and [o.id for o in question.options] == [o.id for o in APPROVAL_OPTIONS]
 
 
 def preview(name: str, arguments: Mapping[str, object]) -> str:
