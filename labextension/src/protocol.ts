@@ -1067,13 +1067,14 @@ export interface SessionsResult {
 /**
  * Attach to a session (by id or unique id prefix), or create one in `cwd` when no id is given.
  *
- * `model` and `thinkingLevel` apply to a session this request creates.
+ * `model`, `thinkingLevel` and `permissionMode` apply to a session this request creates.
  */
 export interface AttachRequest {
   sessionId?: string | null;
   cwd?: string | null;
   model?: ModelRef | null;
   thinkingLevel?: string | null;
+  permissionMode?: string | null;
   clientProtocolVersion: number;
   clientSchemaRevision?: number;
 }
@@ -1140,14 +1141,16 @@ export interface RunStartedMessage {
   cursor: number;
 }
 /**
- * `POST run`: `message` (with `images`) as a prompt in the session `attach` would attach to. `model`
- * and `thinkingLevel` apply to a session this request creates, and are switched to on an existing one.
+ * `POST run`: `message` (with `images`) as a prompt in the session `attach` would attach to. `model`,
+ * `thinkingLevel` and `permissionMode` apply to a session this request creates, and are switched to on an
+ * existing one (`jupyter prime -p` asks for `auto`: nobody answers approvals there).
  */
 export interface RunRequest {
   sessionId?: string | null;
   cwd?: string | null;
   model?: ModelRef | null;
   thinkingLevel?: string | null;
+  permissionMode?: string | null;
   message: string;
   images?: ImageContent[];
   clientProtocolVersion: number;

@@ -118,8 +118,8 @@ REVISIONS: dict[int, str] = {
     6: "POST connection/run: attach, prompt and the run's stream in one request (capability run)",
     7: "shell chat frames, shell_execution_* session events and ShellRequest.executionId (capability shell-events)",
     8: "AttachSnapshot.earlierMessages; runningShells on it and on ChatSessionResponse; ShellRequest/Result listed",
-    9: "permission modes: ChatNewRequest.permissionMode, set_permission_mode, ConnectionState.permissionMode and "
-    "allowedPermissionModes, SelectAnswer.text (capability permissions)",
+    9: "permission modes: permissionMode on ChatNewRequest, AttachRequest and RunRequest; set_permission_mode; "
+    "ConnectionState.permissionMode and allowedPermissionModes; SelectAnswer.text (capability permissions)",
 }
 SCHEMA_FINGERPRINTS: dict[int, str] = {
     1: "c23c2796b12e",
@@ -130,7 +130,7 @@ SCHEMA_FINGERPRINTS: dict[int, str] = {
     6: "e3a2a9dd86b6",
     7: "730baf71606c",
     8: "d1a388682a52",
-    9: "c10265c1452a",
+    9: "2efab9a95397",
 }
 """`schema.schema_fingerprint()` of each revision's exported schema."""
 
