@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -21,6 +22,7 @@ from prime_jupyter.sessions.manager import SessionManager
 
 if TYPE_CHECKING:
     from prime_jupyter.kernel.ops import KernelLauncher
+    from prime_jupyter.notebooks.workspace import NotebookWorkspace
 
 __all__ = ["SessionOptions", "create_agent_session", "new_session_model", "sessions_dir"]
 
@@ -55,6 +57,9 @@ class SessionOptions:
     """How long one `ipython` call may run before it is interrupted (default: settings, then 600 s)."""
     extra_tools: list[AnyTool] = field(default_factory=list)
     """Tools of the caller's own, offered beside the named ones (the Python API's custom tools)."""
+    notebooks: Callable[[Path, float], NotebookWorkspace] | None = None
+    """Makes the notebook tools' workspace from the session's folder and time limit (the server's:
+    through its contents manager and the notebooks' Jupyter sessions); None: notebooks on disk."""
 
 
 def sessions_dir(directory: Path | None = None) -> Path:
@@ -83,7 +88,15 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
         options.kernel_launcher,
     )
     workdir = _working_dir(manager.cwd, cwd)
-    tool_set = build_tool_set([n for n in names if n != "ask"], workdir, model, kernel)
+    make_notebooks = options.notebooks
+    notebooks = (lambda: make_notebooks(workdir, kernel.timeout_s)) if make_notebooks is not None else None
+    tool_set = build_tool_set([n for n in names if n != "ask"], workdir, model, kernel, notebooks)
+    if tool_set.notebooks is not None:
+        tool_set.notebooks.provenance = lambda: {
+            "session": manager.session_id,
+            "entry": manager.leaf_id,
+            "model": f"{model.provider}/{model.id}",
+        }
     tool_set.tools.extend(options.extra_tools)
     prompt = build_system_prompt(
         PromptOptions(
