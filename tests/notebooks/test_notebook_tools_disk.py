@@ -193,7 +193,7 @@ async def test_bad_input_is_a_clear_error_and_the_file_untouched(tools: Tools) -
     with pytest.raises(ToolError, match="only insert edits"):
         await tools.edit({"action": "delete", "cell_id": "x"}, path="missing.ipynb")
     assert not (tools.cwd / "missing.ipynb").exists()
-    with pytest.raises(ToolError, match="end in .ipynb"):
+    with pytest.raises(ToolError, match=r"end in \.ipynb"):
         await tools.read("notes.txt")
 
 

@@ -45,6 +45,7 @@ from prime_jupyter.sessions.manager import SessionManager
 
 if TYPE_CHECKING:
     from prime_jupyter.kernel.ops import KernelLauncher
+    from prime_jupyter.notebooks.workspace import NotebookWorkspace
 
 __all__ = ["SESSION_ID", "PrimeBridge", "is_session_id"]
 
@@ -67,12 +68,15 @@ class PrimeBridge:
         kernel_manager: KernelList | None = None,
         spec_lookup: SpecLookup | None = None,
         kernel_capacity: Callable[[], str | None] | None = None,
+        notebooks: Callable[[Path, float], NotebookWorkspace] | None = None,
     ):
         """`kernel_launcher` starts the sessions' kernels (`ServerKernelLauncher` over the server's kernel
         manager; None: the runtime's own local launcher); `kernel_manager` is that same manager, whose
         kernel list `GET info` counts; `spec_lookup` checks the kernel spec once; `kernel_capacity` says
-        why no kernel can be started now (the launcher's cap), else None."""
+        why no kernel can be started now (the launcher's cap), else None; `notebooks` makes a session's
+        notebook workspace (the server's contents and session managers; None: notebooks on disk)."""
         self.config = config
+        self.notebooks = notebooks
         self.kernel_launcher = kernel_launcher
         self.dialogs = PendingDialogRegistry(config.questions_dir)
         self.kernels = KernelReadiness(config.kernel_name, spec_lookup, kernel_manager, kernel_capacity)
@@ -179,6 +183,7 @@ class PrimeBridge:
             kernel_launcher=self.kernel_launcher,
             kernel_name=self.config.kernel_name,
             tool_timeout_s=self.config.tool_timeout_s,
+            notebooks=self.notebooks,
         )
         return options
 
