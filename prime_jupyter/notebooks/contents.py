@@ -52,9 +52,12 @@ class ContentsNotebookStore:
         self.root_dir = os.path.realpath(root_dir)
         self.cwd = os.path.abspath(cwd)
 
-    async def load(self, path: str) -> LoadedNotebook:
+    def locate(self, path: str) -> tuple[str, str, str]:
         key = api_path(path, root_dir=self.root_dir, cwd=self.cwd)
-        kernel_path = key.rpartition("/")[0]
+        return key, key, key.rpartition("/")[0]
+
+    async def load(self, path: str) -> LoadedNotebook:
+        key, _, kernel_path = self.locate(path)
         try:
             model = await _call(self._cm.get(key, content=True, type="notebook"))
         except Exception as error:

@@ -51,6 +51,11 @@ class LoadedNotebook:
 
 
 class NotebookStore(Protocol):
+    def locate(self, path: str) -> tuple[str, str, str]:
+        """The key, shown path and kernel folder of the notebook at `path` (it need not exist); raises
+        `ToolError` for a path the store may not touch."""
+        ...
+
     async def load(self, path: str) -> LoadedNotebook:
         """The notebook at `path` (as the model wrote it); `content` None when there is none. Raises
         `ToolError` for a path outside what the store may touch, a folder, or a file that is not a notebook."""
@@ -115,6 +120,10 @@ class DiskNotebookStore:
 
     async def save(self, loaded: LoadedNotebook, content: Notebook) -> LoadedNotebook:
         return await asyncio.to_thread(self._save, loaded, content)
+
+    def locate(self, path: str) -> tuple[str, str, str]:
+        full, shown = self._resolve(path)
+        return str(full), shown, str(full.parent)
 
     def _resolve(self, path: str) -> tuple[Path, str]:
         if not path.strip():

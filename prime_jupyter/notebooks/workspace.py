@@ -74,14 +74,19 @@ class NotebookWorkspace:
 
     def provisioner(self, loaded: LoadedNotebook) -> IpythonKernelProvisioner:
         """The kernel of this notebook (one per notebook per session), started on first use."""
+        return self._provisioner(loaded, self.kernel_name_for(loaded))
+
+    def provisioner_at(self, path: str) -> IpythonKernelProvisioner:
+        """The kernel of the notebook at `path` (a session tied to it runs its `ipython` tool there);
+        `ToolError` for a path the store may not touch."""
+        key, shown, kernel_path = self.store.locate(path)
+        return self._provisioner(LoadedNotebook(key, shown, None, None, kernel_path), self.kernel_name)
+
+    def _provisioner(self, loaded: LoadedNotebook, kernel_name: str) -> IpythonKernelProvisioner:
         found = self._provisioners.get(loaded.key)
         if found is None:
-            found = IpythonKernelProvisioner(
-                self.kernels.launcher(loaded),
-                loaded.kernel_path,
-                kernel_name=self.kernel_name_for(loaded),
-                bootstrap="",
-            )
+            launcher = self.kernels.launcher(loaded)
+            found = IpythonKernelProvisioner(launcher, loaded.kernel_path, kernel_name=kernel_name, bootstrap="")
             self._provisioners[loaded.key] = found
         return found
 

@@ -61,19 +61,24 @@ def build_tool_set(
     model: Model,
     kernel: KernelConfig | None = None,
     notebooks: Callable[[], NotebookWorkspace] | None = None,
+    notebook: str | None = None,
 ) -> ToolSet:
     """The tools named; `notebooks` makes the notebook tools' workspace (default: notebooks on disk under
-    `cwd`, each with a kernel of its own from the local launcher)."""
+    `cwd`, each with a kernel of its own from the local launcher). With `notebook` (a path), the session
+    is tied to that notebook: its `ipython` tool runs in the notebook's own kernel."""
     unknown = [n for n in names if n not in ALL_TOOLS or n == "ask"]
     if unknown:
         raise ConfigError(f"unknown tool(s) {', '.join(unknown)}: choose from {', '.join(ALL_TOOLS)}")
     result = ToolSet()
     config = kernel or KernelConfig()
+    make = notebooks or (lambda: _disk_workspace(cwd, config))
     for name in names:
-        if name == "ipython":
+        if name == "ipython" and notebook is not None:
+            _add_notebook_ipython(result, notebook, model, config, make)
+        elif name == "ipython":
             _add_ipython(result, cwd, model, config)
         elif name in NOTEBOOK_TOOLS:
-            _add_notebook_tool(result, name, model, notebooks or (lambda: _disk_workspace(cwd, config)))
+            _add_notebook_tool(result, name, model, make)
         else:
             result.tools.append(_pi_tool(name, str(cwd)))
     return result
@@ -91,12 +96,30 @@ def _disk_workspace(cwd: Path, kernel: KernelConfig) -> NotebookWorkspace:
     )
 
 
-def _add_notebook_tool(result: ToolSet, name: str, model: Model, make: Callable[[], NotebookWorkspace]) -> None:
+def _workspace(result: ToolSet, make: Callable[[], NotebookWorkspace]) -> NotebookWorkspace:
     if result.notebooks is None:
         result.notebooks = make()
         result.disposers.append(result.notebooks.dispose)
+    return result.notebooks
+
+
+def _add_notebook_ipython(
+    result: ToolSet, notebook: str, model: Model, kernel: KernelConfig, make: Callable[[], NotebookWorkspace]
+) -> None:
+    from prime_jupyter.tools.ipython import NOTEBOOK_KERNEL_PROMPT, make_ipython_tool
+
+    provisioner = _workspace(result, make).provisioner_at(notebook)
+    result.tools.append(make_ipython_tool(provisioner, accepts_images=model.accepts_images, timeout_s=kernel.timeout_s))
+    prompt = NOTEBOOK_KERNEL_PROMPT.format(path=notebook)
+    result.guidance = "\n\n".join(part for part in (prompt, result.guidance) if part)
+    result.prewarm = provisioner.prewarm
+    result.kernel = provisioner
+
+
+def _add_notebook_tool(result: ToolSet, name: str, model: Model, make: Callable[[], NotebookWorkspace]) -> None:
+    if NOTEBOOK_GUIDANCE not in result.guidance:
         result.guidance = "\n\n".join(part for part in (result.guidance, NOTEBOOK_GUIDANCE) if part)
-    workspace = result.notebooks
+    workspace = _workspace(result, make)
     if name == "notebook_read":
         from prime_jupyter.tools.notebook_read import make_notebook_read_tool
 

@@ -143,3 +143,37 @@ async def test_paths_outside_the_root_are_refused(
     assert all("outside the Jupyter server's root" in output_text(p) for p in parts)
     assert not (jp_root_dir.parent / "made.ipynb").exists()
     assert "private" not in json.dumps(parts)
+
+
+@pytest.mark.prime_settings(tools=["ipython", "notebook_run"])
+async def test_a_session_tied_to_a_notebook_runs_its_code_in_the_notebooks_kernel(
+    prime: PrimeClient, llm: ScriptedLLMServer, jp_root_dir: Path
+) -> None:
+    write_notebook(jp_root_dir / "data.ipynb", ["import pandas as pd\ndf = pd.DataFrame({'a': range(7)})"])
+    session_id = await prime.new_session(notebookPath="data.ipynb")
+    llm.enqueue(ScriptedTurn(blocks=[ToolCall(name="notebook_run", arguments={"path": "data.ipynb"})]))
+    llm.enqueue(ScriptedTurn(blocks=[ToolCall(name="ipython", arguments={"code": "print(df.shape)"})]))
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="seven rows")]))
+    frames = await prime.turn(session_id, "how many rows has df?")
+    parts = [f["part"] for f in frames if f["type"] == "tool" and f["part"]["state"] == "output-available"]
+    ipython = [p for p in parts if p["type"] == "tool-IPython"][-1]
+    assert output_text(ipython) == "(7, 1)"
+    sessions = (await prime.status("GET", "../../api/sessions"))[1]
+    (notebook_session,) = [s for s in sessions if s["path"] == "data.ipynb"]
+    assert ipython["output"]["details"]["kernelId"] == notebook_session["kernel"]["id"]
+    # the model was told where its code runs
+    assert "notebook data.ipynb" in json.dumps(llm.requests[0].body["system"])
+    # the kernel stays the notebook's: deleting the agent's session leaves it running
+    await prime.call("DELETE", "chat/sessions", {"sessionId": session_id})
+    kernels = (await prime.status("GET", "../../api/kernels"))[1]
+    assert [k["id"] for k in kernels] == [notebook_session["kernel"]["id"]]
+
+
+async def test_a_tie_to_a_path_outside_the_root_is_refused_before_any_session_is_made(
+    prime: PrimeClient, tmp_path: Path
+) -> None:
+    before = (await prime.get("chat/sessions"))["sessions"]
+    body = json.dumps({"notebookPath": "../elsewhere.ipynb"}).encode()
+    code, reply = await prime.status("POST", "chat/new", body)
+    assert code == 400 and "outside the Jupyter server's root" in json.dumps(reply), reply
+    assert (await prime.get("chat/sessions"))["sessions"] == before

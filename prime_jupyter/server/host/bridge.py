@@ -161,9 +161,18 @@ class PrimeBridge:
         model = f"{request.model.provider}/{request.model.id}" if request.model else self.config.default_model
         level = thinking_level(request.thinking_level) if request.thinking_level else None
         options = self._options(cwd, model=model, thinking=level)
+        if request.notebook_path is not None:
+            self._check_notebook(cwd, request.notebook_path)
+            options.notebook = request.notebook_path
         session = create_agent_session(options)
         seed_session(session, request.seed_messages)
         return self._register(session, options)
+
+    def _check_notebook(self, cwd: Path, path: str) -> None:
+        """A `ToolError` (a 400 saying why) before any transcript is written, for a path outside the root
+        or not a notebook's."""
+        if self.notebooks is not None:
+            self.notebooks(cwd, 0.0).store.locate(path)
 
     def _options(
         self,
