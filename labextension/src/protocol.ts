@@ -895,6 +895,7 @@ export interface ChatNewRequest {
   thinkingLevel?: string | null;
   permissionMode?: string | null;
   seedMessages?: SeedMessage[];
+  notebookPath?: string | null;
 }
 export interface ChatNewResponse {
   session: SessionSummary;

@@ -46,6 +46,7 @@ from prime_jupyter.sessions.manager import SessionManager
 
 if TYPE_CHECKING:
     from prime_jupyter.kernel.ops import KernelLauncher
+    from prime_jupyter.notebooks.workspace import NotebookWorkspace
 
 __all__ = ["SESSION_ID", "PrimeBridge", "is_session_id"]
 
@@ -68,12 +69,15 @@ class PrimeBridge:
         kernel_manager: KernelList | None = None,
         spec_lookup: SpecLookup | None = None,
         kernel_capacity: Callable[[], str | None] | None = None,
+        notebooks: Callable[[Path, float], NotebookWorkspace] | None = None,
     ):
         """`kernel_launcher` starts the sessions' kernels (`ServerKernelLauncher` over the server's kernel
         manager; None: the runtime's own local launcher); `kernel_manager` is that same manager, whose
         kernel list `GET info` counts; `spec_lookup` checks the kernel spec once; `kernel_capacity` says
-        why no kernel can be started now (the launcher's cap), else None."""
+        why no kernel can be started now (the launcher's cap), else None; `notebooks` makes a session's
+        notebook workspace (the server's contents and session managers; None: notebooks on disk)."""
         self.config = config
+        self.notebooks = notebooks
         self.kernel_launcher = kernel_launcher
         self.dialogs = PendingDialogRegistry(config.questions_dir)
         self.kernels = KernelReadiness(config.kernel_name, spec_lookup, kernel_manager, kernel_capacity)
@@ -160,9 +164,18 @@ class PrimeBridge:
         options = self._options(cwd, model=model, thinking=level)
         if request.permission_mode is not None:
             options.permission_mode = parse_permission_mode(request.permission_mode)
+        if request.notebook_path is not None:
+            self._check_notebook(cwd, request.notebook_path)
+            options.notebook = request.notebook_path
         session = create_agent_session(options)
         seed_session(session, request.seed_messages)
         return self._register(session, options)
+
+    def _check_notebook(self, cwd: Path, path: str) -> None:
+        """A `ToolError` (a 400 saying why) before any transcript is written, for a path outside the root
+        or not a notebook's."""
+        if self.notebooks is not None:
+            self.notebooks(cwd, 0.0).store.locate(path)
 
     def _options(
         self,
@@ -184,6 +197,7 @@ class PrimeBridge:
             tool_timeout_s=self.config.tool_timeout_s,
             default_permission_mode=_mode(self.config.default_permission_mode),
             allowed_permission_modes=_modes(self.config.allowed_permission_modes),
+            notebooks=self.notebooks,
         )
         return options
 
