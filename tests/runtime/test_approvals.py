@@ -44,7 +44,7 @@ def make_session(
         SessionOptions(
             cwd=tmp_path,
             model="scripted/m1",
-            tools=["read", "write", "bash"],
+            tools=options.pop("tools", ["read", "write", "bash"]),
             agent_dir=home,
             interactive=interactive,
             permission_mode=permission,
@@ -272,4 +272,25 @@ async def test_switching_to_auto_during_a_pending_approval_applies_to_the_next_c
     session.ui.answer(question.id, SelectAnswer(option_ids=["allow_once"]))
     await asyncio.wait_for(run, timeout=10)
     assert [r.text().strip() for r in results(session)] == ["a", "b"] and asked.questions.empty()
+    await session.dispose()
+
+
+@pytest.mark.asyncio
+async def test_the_notebook_tools_are_classified_by_name(tmp_path: Path, llm: ScriptedLLMServer) -> None:
+    """notebook_read reads (never asks), notebook_edit changes (asks in ask, runs in accept-edits)."""
+    session = make_session(tmp_path, llm, "ask", tools=["notebook_read", "notebook_edit"])
+    asked = Asked(session)
+    insert = {"path": "nb.ipynb", "edits": [{"action": "insert", "source": "x = 1"}]}
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="notebook_read", arguments={"path": "nb.ipynb"})]),
+        ScriptedTurn(blocks=[ToolCall(name="notebook_edit", arguments=insert)]),
+        ScriptedTurn(blocks=[Text(text="ok")]),
+    )
+    run = asyncio.ensure_future(session.prompt("go"))
+    question = (await asked.next()).question
+    assert question.title == "Allow notebook_edit?" and len(results(session)) == 1  # the read ran unasked
+    session.set_permission_mode("accept-edits")  # and now edits go through: this one is still answered
+    session.ui.answer(question.id, SelectAnswer(option_ids=["allow_once"]))
+    await asyncio.wait_for(run, timeout=30)
+    assert (tmp_path / "nb.ipynb").exists() and not results(session)[1].is_error
     await session.dispose()
