@@ -106,6 +106,7 @@ class JupyterProcess:
             *(f"--ServerApp.root_dir={self.root_dir}", f"--ServerApp.jpserver_extensions={self._extensions()}"),
             *where,
             *([f"--ServerApp.certfile={self.tls[0]}", f"--ServerApp.keyfile={self.tls[1]}"] if self.tls else []),
+            "--PrimeApp.default_permission_mode=auto",  # tools run without asking unless a test asks (`args`)
             *self.args,
         ]
         self.runtime_dir.mkdir(parents=True, exist_ok=True)

@@ -145,6 +145,7 @@ def start_lab(
         "--LabApp.expose_app_in_browser=True",
         f"--PrimeApp.agent_dir={agent_dir}",
         f"--PrimeApp.default_model={default_model}",
+        "--PrimeApp.default_permission_mode=auto",  # tools run without asking, unless a test asks for a mode
     ]
     if not extension:
         args.append("--ServerApp.jpserver_extensions=prime_jupyter=False")

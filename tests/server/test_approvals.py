@@ -15,6 +15,7 @@ from kit.server import Json, PrimeClient, ServerProcess, write_agent_dir
 
 from prime_jupyter.connection import ServerTarget, open_connection
 from prime_jupyter.protocol.questions import SelectAnswer
+from prime_jupyter.server.app import PrimeApp
 from prime_jupyter.server.host.dialogs import APPROVAL_RESTART_TEXT
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
 
@@ -91,8 +92,14 @@ async def test_allow_always_does_not_ask_for_the_second_identical_call(
     assert questions == 1
 
 
+def test_the_shipped_default_mode_is_ask_and_every_mode_is_allowed() -> None:
+    assert PrimeApp.default_permission_mode.default_value == "ask"
+    assert PrimeApp().allowed_permission_modes == ["ask", "accept-edits", "plan", "auto"]
+
+
+@pytest.mark.prime(default_permission_mode="ask")
 @pytest.mark.prime_settings(permissionMode=None)
-async def test_the_servers_default_mode_is_ask(prime: PrimeClient) -> None:
+async def test_the_servers_default_mode_applies_without_a_setting(prime: PrimeClient) -> None:
     session_id = await prime.new_session()
     state = await prime.post("connection/command", {"sessionId": session_id, "command": {"type": "get_state"}})
     assert state["permissionMode"] == "ask"
