@@ -255,6 +255,31 @@ async def _thinking(chat: ChatScreen, connection: AgentConnection, arg: str) -> 
     await connection.set_thinking_level(level)
 
 
+MODE_HELP = {
+    "ask": "code, commands and file changes ask first",
+    "accept-edits": "file changes go through, code and commands ask first",
+    "plan": "only read-only tools: the agent plans",
+    "auto": "nothing asks",
+}
+"""What each permission mode means, as `/mode` says it."""
+
+
+async def _mode(chat: ChatScreen, connection: AgentConnection, arg: str) -> None:
+    state = await connection.get_state()
+    modes = state.allowed_permission_modes or list(MODE_HELP)
+    if state.permission_mode is None:
+        raise ValueError("this server has no permission modes (it is older than this terminal app)")
+    if not arg:
+        at = modes.index(state.permission_mode) if state.permission_mode in modes else -1
+        mode = modes[(at + 1) % len(modes)]
+    elif arg in modes:
+        mode = arg
+    else:
+        raise ValueError(f"the permission modes here are {', '.join(modes)}")
+    await connection.set_permission_mode(mode)
+    await chat.conversation.add_line(f"Permission mode: {mode} ({MODE_HELP.get(mode, mode)}).")
+
+
 async def _kernel_text(chat: ChatScreen, connection: AgentConnection) -> str:
     state = await connection.get_state()
     if state.kernel_state is None:
@@ -289,6 +314,7 @@ async def _session_text(connection: AgentConnection) -> str:
 SESSION_HANDLERS: dict[str, SessionHandler] = {
     "model": _model,
     "thinking": _thinking,
+    "mode": _mode,
     "new": _new,
     "resume": _resume,
     "fork": _fork,
