@@ -286,6 +286,9 @@ class InProcessKernelOps:
 class InProcessLauncher:
     """A `KernelLauncher` that hands out the running shell (kernel name and cwd are the notebook's)."""
 
+    shares_process = True
+    """Its kernel is the process it runs in: whatever runs there runs in the user's own cell."""
+
     def __init__(self, shell: Any, channel: ShellChannel | None = None, *, store_history: bool = True) -> None:
         self._ops = InProcessKernelOps(shell, channel, store_history=store_history)
 

@@ -36,7 +36,6 @@ from prime_jupyter.protocol.events import (
     TurnEnd,
 )
 from prime_jupyter.runtime.compaction import CompactionRunner
-from prime_jupyter.runtime.namespace_watch import NAMESPACE_MESSAGE, NamespaceWatch
 from prime_jupyter.runtime.queue import MessageQueue
 from prime_jupyter.runtime.settings import Settings
 from prime_jupyter.runtime.ui import SessionUI
@@ -48,6 +47,7 @@ if TYPE_CHECKING:
     from prime_jupyter.ai.errors import ProviderHints
     from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
     from prime_jupyter.protocol.snapshot import RunningShell
+    from prime_jupyter.runtime.namespace_watch import NamespaceWatch
     from prime_jupyter.runtime.shell import ShellRun
 
 __all__ = ["AgentSession", "Listener"]
@@ -83,8 +83,9 @@ class AgentSession:
         self._listeners: list[Listener] = []
         self._disposers = disposers or []
         self.kernel = kernel
-        self.namespace = NamespaceWatch(kernel) if kernel is not None else None
+        self.namespace = _namespace_watch(kernel)
         """Tells the model what the kernel holds, and the user what a run changed in it."""
+        self._held_end: AgentEnd | None = None
         """The kernel of the session's `ipython` tool (None without one): the server reports its start."""
         self._controller: AbortController | None = None
         self._run_task: asyncio.Task[None] | None = None
@@ -139,6 +140,9 @@ class AgentSession:
         if isinstance(event, MessageEnd):
             entry = self.manager.append_message(event.message)
             event = MessageEnd(event.message, entry.id)
+        if isinstance(event, AgentEnd) and self.namespace is not None:
+            self._held_end = event  # sent by `_report_namespace`, once the run's changes are told
+            return
         self.emit(event)
 
     # --- prompting ------------------------------------------------------------------------------
@@ -223,24 +227,29 @@ class AgentSession:
             await self._turns(prompts)
         except Exception as exc:  # a run ends with an answer or a reason, never silently
             self._stopped_by(exc)
-            return
-        await self._report_namespace()
 
     async def _tell_namespace(self) -> None:
         """Give the model the kernel's namespace when it changed since it was last given (`namespace_watch`)."""
         if self.namespace is None:
             return
+        from prime_jupyter.runtime.namespace_watch import NAMESPACE_MESSAGE
+
         summary = await self.namespace.before_run()
         if summary is not None:
             message = CustomMessage(custom_type=NAMESPACE_MESSAGE, content=summary, display=False)
             self.manager.append_message(message)
 
     async def _report_namespace(self) -> None:
-        if self.namespace is None:
-            return
-        found = await self.namespace.after_run()
-        if found:
-            self.ui.notify(f"Kernel: {found.report()}")
+        """Tell every surface what the run's code did to the kernel, then end the run: `agent_end` stays the
+        run's last event."""
+        held, self._held_end = self._held_end, None
+        try:
+            found = await self.namespace.after_run() if self.namespace is not None else None
+            if found:
+                self.ui.notify(f"Kernel: {found.report()}")
+        finally:
+            if held is not None:
+                self.emit(held)
 
     def _stopped_by(self, error: Exception) -> None:
         """End a run that broke (a transcript that cannot be written, a bug) the way a failed model call
@@ -291,7 +300,10 @@ class AgentSession:
                 max_delay_s=retry.max_delay_ms / 1000,
             ),
         )
-        added = await run_loop(prompts, self.messages(), config, self._on_loop_event, controller.signal)
+        try:
+            added = await run_loop(prompts, self.messages(), config, self._on_loop_event, controller.signal)
+        finally:
+            await self._report_namespace()
         return next((m for m in reversed(added) if isinstance(m, AssistantMessage)), None)
 
     def _stream_options(self, hints: ProviderHints | None = None) -> StreamOptions:
@@ -389,3 +401,13 @@ def _user_message(text: str, images: list[ImageContent] | None) -> UserMessage:
     if not images:
         return UserMessage(content=text)
     return UserMessage(content=[TextContent(text=text), *images])
+
+
+def _namespace_watch(kernel: IpythonKernelProvisioner | None) -> NamespaceWatch | None:
+    """A watch on the session's kernel; none for a kernel that is the notebook's own running shell (`%%prime`),
+    where a summary's output would land in the user's cell. Imported only for a session with a kernel."""
+    if kernel is None or getattr(kernel.launcher, "shares_process", False):
+        return None
+    from prime_jupyter.runtime.namespace_watch import NamespaceWatch
+
+    return NamespaceWatch(kernel)
