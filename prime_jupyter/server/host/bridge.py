@@ -79,6 +79,9 @@ class PrimeBridge:
         self.culler = KernelCuller(config.cull, kernel_manager, self._provisioners)
         self._live: dict[str, LiveSession] = {}
         self._opening = asyncio.Lock()
+        self._deleting: dict[str, asyncio.Future[None]] = {}
+        """Sessions being deleted (until their file is gone): `get` refuses them, so a client still polling
+        cannot reopen one from the file its delete is about to remove."""
         self._tasks: set[asyncio.Future[None]] = set()
         self._started: asyncio.Future[None] | None = None
         self.stopping = False
@@ -145,6 +148,8 @@ class PrimeBridge:
             live = self._live.get(session_id)
             if live is not None:
                 return live
+            if session_id in self._deleting:
+                raise SessionNotFoundError(f"no session {session_id}: it is being deleted")
             info = await asyncio.to_thread(self._saved, session_id)
             manager = await asyncio.to_thread(_open_transcript, info.path)
             options = self._options(Path(manager.cwd), manager=manager)
@@ -233,6 +238,7 @@ class PrimeBridge:
     async def summaries(self, cwd: str | None = None) -> list[SessionSummary]:
         """Every session, newest first: live ones as they are now, the rest as saved."""
         infos = await asyncio.to_thread(list_sessions, self.config.sessions_dir, cwd)
+        infos = [i for i in infos if i.id not in self._deleting]
         listed = [saved_summary(i, self._live[i.id].session) if i.id in self._live else saved_summary(i) for i in infos]
         return sorted(listed, key=lambda s: s.updated_at, reverse=True)
 
@@ -241,12 +247,37 @@ class PrimeBridge:
         if live is not None:
             await live.connection.rename_session(name)
             return
+        if session_id in self._deleting:
+            raise SessionNotFoundError(f"no session {session_id}: it is being deleted")
         info = await asyncio.to_thread(self._saved, session_id)
         await asyncio.to_thread(rename_session, info.path, name)
 
     async def delete(self, session_id: str) -> None:
-        """Cancel its questions, stop its run, close its streams, remove its transcript."""
-        live = self._live.pop(session_id, None)
+        """Cancel its questions, stop its run, close its streams, remove its transcript.
+
+        The id is marked as deleting before anything else, and taken out of the open set under the lock
+        that opening takes, so no request can open it again (from the file still there) until the file
+        is gone. A second delete meanwhile waits for the first."""
+        running = self._deleting.get(session_id)
+        if running is not None:
+            await asyncio.shield(running)
+            return
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._deleting[session_id] = done
+        try:
+            await self._delete(session_id)
+        except BaseException as exc:
+            done.set_exception(exc)
+            done.exception()  # retrieved: a failure is the first caller's to report
+            raise
+        else:
+            done.set_result(None)
+        finally:
+            del self._deleting[session_id]
+
+    async def _delete(self, session_id: str) -> None:
+        async with self._opening:  # an open under way finishes first, and is then closed here
+            live = self._live.pop(session_id, None)
         self.kernels.forget(session_id)
         if live is not None:
             live.session.ui.cancel_all("shutdown")
