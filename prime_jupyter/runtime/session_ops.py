@@ -230,7 +230,8 @@ def export_format(requested: ExportFormat | None, path: str | None) -> ExportFor
 def export_target(cwd: str | Path, path: str | None, confined_to: Path | None = None) -> str | None:
     """Where an export named `path` goes: relative to the session's working directory `cwd` (an absolute
     path stands for itself); None when no path is named (`runtime.export.export_session` then writes
-    it beside the transcript). Inside `confined_to` when given (`confine`: `OutsideRootError`).
+    it to the sessions folder's `exports` folder). Inside `confined_to` when given (`confine`:
+    `OutsideRootError`).
     Raises `ValueError("path: ...")` when no file could be written there (see `user_path`; an existing
     directory)."""
     if not path:

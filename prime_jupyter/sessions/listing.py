@@ -182,11 +182,25 @@ def read_session_info(path: str | os.PathLike[str]) -> SessionInfo | None:
     )
 
 
+_OLD_EXPORT_SUFFIX = ".export.jsonl"
+"""Where earlier versions wrote a JSONL export without a path: beside the transcript, in the sessions
+folder, as a copy holding the same id. Such files are exports, never sessions (exports now go to the
+`exports` folder, which the scan does not enter)."""
+
+
 def _files(sessions_dir: Path) -> list[Path]:
+    """The transcripts of the folder itself (its sub-folders, such as `exports`, are not read)."""
     try:
-        return [p for p in sessions_dir.iterdir() if p.suffix == ".jsonl" and p.is_file()]
+        files = [p for p in sessions_dir.iterdir() if p.suffix == ".jsonl" and p.is_file()]
     except FileNotFoundError:
         return []
+    return [p for p in files if not p.name.endswith(_OLD_EXPORT_SUFFIX)]
+
+
+def _own_file(files: list[Path], session_id: str) -> Path:
+    """Of several files holding one session id (a copy made by hand), the session's own
+    (`<id>.jsonl`), else the first: a session is listed and opened once, and always from the same file."""
+    return next((f for f in files if f.name == f"{session_id}.jsonl"), files[0])
 
 
 def recorded_cwd(cwd: str | os.PathLike[str]) -> str:
@@ -198,6 +212,10 @@ def list_sessions(sessions_dir: str | os.PathLike[str], cwd: str | os.PathLike[s
     """Every transcript in `sessions_dir` (only those started in `cwd`, if given), newest first."""
     wanted = recorded_cwd(cwd) if cwd is not None else None
     infos = [info for file in _files(Path(sessions_dir)) if (info := read_session_info(file))]
+    by_id: dict[str, list[SessionInfo]] = {}
+    for info in infos:
+        by_id.setdefault(info.id, []).append(info)
+    infos = [next(i for i in same if i.path == _own_file([i.path for i in same], sid)) for sid, same in by_id.items()]
     if wanted is not None:
         infos = [info for info in infos if info.cwd == wanted]
     return sorted(infos, key=lambda info: info.modified, reverse=True)
@@ -233,7 +251,7 @@ def _compact(session_id: str) -> str:
 
 def _header_ids(sessions_dir: Path) -> dict[str, Path]:
     """Session id → file, read from the first line of each transcript only."""
-    ids: dict[str, Path] = {}
+    ids: dict[str, list[Path]] = {}
     for file in _files(sessions_dir):
         try:
             with file.open("rb") as handle:
@@ -241,8 +259,8 @@ def _header_ids(sessions_dir: Path) -> dict[str, Path]:
         except OSError:
             continue
         if header and header.get("type") == "session" and isinstance(header.get("id"), str):
-            ids[str(header["id"])] = file
-    return ids
+            ids.setdefault(str(header["id"]), []).append(file)
+    return {session_id: _own_file(files, session_id) for session_id, files in ids.items()}
 
 
 def find_session(sessions_dir: str | os.PathLike[str], query: str) -> SessionInfo:
