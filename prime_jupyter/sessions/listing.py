@@ -24,6 +24,7 @@ from prime_jupyter.sessions.manager import SessionManager
 __all__ = [
     "SessionInfo",
     "delete_session",
+    "find_listed_session",
     "find_session",
     "find_session_path",
     "list_sessions",
@@ -278,7 +279,41 @@ def find_session(sessions_dir: str | os.PathLike[str], query: str) -> SessionInf
         if info is None:
             raise SessionNotFoundError(f"{query} is not a session transcript")
         return info
+    return _one(query, _matches(Path(sessions_dir), query), Path(sessions_dir))
+
+
+def find_listed_session(sessions_dir: str | os.PathLike[str], query: str) -> SessionInfo:
+    """`find_session` for a client that may learn nothing of other files (a server's): a path names only
+    a transcript the listing of `sessions_dir` holds (absolute, or relative to that folder; symlinks
+    resolved), and whatever names no session is the one `SessionNotFoundError`, whether a file is there
+    or not."""
     directory = Path(sessions_dir)
+    if os.sep in query or "/" in query or query.endswith(".jsonl"):
+        file = _listed_file(directory, query)
+        info = read_session_info(file) if file is not None else None
+        infos = [info] if info is not None else []
+    else:
+        infos = _matches(directory, query)
+    if not infos:
+        raise SessionNotFoundError(
+            f"no session matches {query!r}: name one by its id (or a unique part of it), its name, "
+            "or the path of its transcript in the sessions folder"
+        )
+    return _one(query, infos, directory)
+
+
+def _listed_file(directory: Path, query: str) -> Path | None:
+    """The transcript of `directory` a path names, or None (a path anywhere else, or no transcript)."""
+    try:
+        wanted = (directory / query).resolve()  # an absolute `query` stands for itself
+        listed = {file.resolve(): file for file in _files(directory)}
+    except (OSError, ValueError, RuntimeError):
+        return None
+    return listed.get(wanted)
+
+
+def _matches(directory: Path, query: str) -> list[SessionInfo]:
+    """The sessions of `directory` an id, a name, or a part of either names (see `find_session`)."""
     ids = _header_ids(directory)
     wanted, needle = query.strip(), _compact(query.strip())
     exact = [sid for sid in ids if _compact(sid) == needle] if needle else []
@@ -290,11 +325,14 @@ def find_session(sessions_dir: str | os.PathLike[str], query: str) -> SessionInf
         if not exact and wanted:
             by_name = {sid for sid, name in names.items() if wanted.casefold() in name.casefold()}
             exact = sorted(by_name | {sid for sid in ids if needle and needle in _compact(sid)})
-    infos = [info for sid in exact if (info := read_session_info(ids[sid])) is not None]
+    return [info for sid in exact if (info := read_session_info(ids[sid])) is not None]
+
+
+def _one(query: str, infos: list[SessionInfo], directory: Path) -> SessionInfo:
     if len(infos) == 1:
         return infos[0]
     if not infos:
-        where = f"there are no sessions in {directory}" if not ids else "by id or name"
+        where = "by id or name" if _files(directory) else f"there are no sessions in {directory}"
         raise SessionNotFoundError(f"no session matches {query!r} ({where})")
     raise SessionNotFoundError(_ambiguous(query, infos))
 

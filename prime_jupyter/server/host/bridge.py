@@ -40,7 +40,13 @@ from prime_jupyter.server.host.dialogs import PendingDialogRegistry
 from prime_jupyter.server.host.kernels import KernelList, KernelReadiness, SpecLookup, session_kernel
 from prime_jupyter.server.host.live import LiveSession
 from prime_jupyter.server.host.summaries import saved_summary
-from prime_jupyter.sessions.listing import SessionInfo, delete_session, find_session, list_sessions, rename_session
+from prime_jupyter.sessions.listing import (
+    SessionInfo,
+    delete_session,
+    find_listed_session,
+    list_sessions,
+    rename_session,
+)
 from prime_jupyter.sessions.manager import SessionManager
 
 if TYPE_CHECKING:
@@ -202,7 +208,7 @@ class PrimeBridge:
         if not is_session_id(session_id):
             raise SessionNotFoundError(f"{session_id!r} is not a session id")
         try:
-            info = find_session(self.config.sessions_dir, session_id)
+            info = find_listed_session(self.config.sessions_dir, session_id)
         except SessionNotFoundError:
             info = None
         if info is None or info.id != session_id:
