@@ -89,6 +89,16 @@ def test_stdin_and_at_files_are_merged_into_the_prompt(agent_dir: Path, llm: Scr
     assert missing.returncode == 2 and "nope.txt" in missing.stderr
 
 
+def test_an_at_file_that_is_no_regular_file_is_refused_at_once(agent_dir: Path, llm: ScriptedLLMServer) -> None:
+    """Regression (issue 27, item 4): `@fifo` never returned, `@/dev/zero` ended in a MemoryError."""
+    os.mkfifo(agent_dir.parent / "pipe")
+    for word in ("@pipe", "@/dev/zero"):
+        done = prime(agent_dir, "-p", "x", word)
+        assert done.returncode == 2 and "not a regular file" in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr
+    assert llm.requests == []
+
+
 def test_continue_and_resume_carry_the_conversation(agent_dir: Path, llm: ScriptedLLMServer) -> None:
     llm.enqueue(ScriptedTurn(blocks=[Text(text="first answer")]), ScriptedTurn(blocks=[Text(text="second")]))
     assert prime(agent_dir, "--model", "scripted/m1", "-p", "first question").returncode == 0
