@@ -881,6 +881,7 @@ export interface ChatNewRequest {
   model?: ModelRef | null;
   thinkingLevel?: string | null;
   seedMessages?: SeedMessage[];
+  notebookPath?: string | null;
 }
 export interface ChatNewResponse {
   session: SessionSummary;

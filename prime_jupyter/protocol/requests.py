@@ -99,6 +99,9 @@ class ChatNewRequest(WireModel):
     model: ModelRef | None = None
     thinking_level: str | None = None
     seed_messages: list[SeedMessage] = Field(default_factory=list)
+    notebook_path: str | None = None
+    """Tie the session to this notebook (relative to `cwd`): its `ipython` tool runs in the notebook's
+    own kernel (capability `notebook-sessions`)."""
 
 
 class ChatNewResponse(WireModel):

@@ -36,11 +36,12 @@ from prime_jupyter.protocol.events import (
     TurnEnd,
 )
 from prime_jupyter.runtime.compaction import CompactionRunner
+from prime_jupyter.runtime.namespace_watch import NAMESPACE_MESSAGE, NamespaceWatch
 from prime_jupyter.runtime.queue import MessageQueue
 from prime_jupyter.runtime.settings import Settings
 from prime_jupyter.runtime.ui import SessionUI
 from prime_jupyter.sessions.context import to_llm_message
-from prime_jupyter.sessions.entries import BashExecutionMessage, MessageEntry
+from prime_jupyter.sessions.entries import BashExecutionMessage, CustomMessage, MessageEntry
 from prime_jupyter.sessions.manager import SessionManager
 
 if TYPE_CHECKING:
@@ -82,6 +83,8 @@ class AgentSession:
         self._listeners: list[Listener] = []
         self._disposers = disposers or []
         self.kernel = kernel
+        self.namespace = NamespaceWatch(kernel) if kernel is not None else None
+        """Tells the model what the kernel holds, and the user what a run changed in it."""
         """The kernel of the session's `ipython` tool (None without one): the server reports its start."""
         self._controller: AbortController | None = None
         self._run_task: asyncio.Task[None] | None = None
@@ -216,9 +219,28 @@ class AgentSession:
 
     async def _run(self, prompts: list[Message]) -> None:
         try:
+            await self._tell_namespace()
             await self._turns(prompts)
         except Exception as exc:  # a run ends with an answer or a reason, never silently
             self._stopped_by(exc)
+            return
+        await self._report_namespace()
+
+    async def _tell_namespace(self) -> None:
+        """Give the model the kernel's namespace when it changed since it was last given (`namespace_watch`)."""
+        if self.namespace is None:
+            return
+        summary = await self.namespace.before_run()
+        if summary is not None:
+            message = CustomMessage(custom_type=NAMESPACE_MESSAGE, content=summary, display=False)
+            self.manager.append_message(message)
+
+    async def _report_namespace(self) -> None:
+        if self.namespace is None:
+            return
+        found = await self.namespace.after_run()
+        if found:
+            self.ui.notify(f"Kernel: {found.report()}")
 
     def _stopped_by(self, error: Exception) -> None:
         """End a run that broke (a transcript that cannot be written, a bug) the way a failed model call

@@ -107,6 +107,7 @@ class PrimeApp(ExtensionApp):
             from prime_jupyter import gc_policy, heap_policy
             from prime_jupyter.kernel.server import ServerKernelLauncher
             from prime_jupyter.server.host.bridge import PrimeBridge
+            from prime_jupyter.server.host.notebooks import server_notebooks
 
             server = self.serverapp
             assert server is not None
@@ -120,6 +121,7 @@ class PrimeApp(ExtensionApp):
                 kernel_manager=kernels,
                 spec_lookup=specs.get_kernel_spec if specs is not None else None,
                 kernel_capacity=launcher.refusal if launcher is not None else None,
+                notebooks=server_notebooks(server, root_dir=config.root_dir, kernel_name=config.kernel_name),
             )
             gc_policy.modules_loaded()
             heap_policy.reuse_freed_blocks()  # each turn of a long session reuses the last body's pages

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from prime_jupyter.errors import ToolError
 
-__all__ = ["display_path", "os_error", "resolve_path"]
+__all__ = ["display_path", "os_error", "refuse_notebook", "resolve_path"]
 
 
 def resolve_path(path: str, cwd: str) -> Path:
@@ -23,6 +23,16 @@ def resolve_path(path: str, cwd: str) -> Path:
     if not expanded.is_absolute():
         expanded = Path(os.path.expanduser(cwd)) / expanded
     return Path(os.path.abspath(expanded))
+
+
+def refuse_notebook(path: Path, tool: str) -> None:
+    """Notebooks are changed cell by cell through `notebook_edit`, whose guard never loses a user's edit;
+    rewriting the file's JSON here would bypass it (and break it in one wrong character)."""
+    if path.suffix.lower() == ".ipynb":
+        raise ToolError(
+            f"{path.name} is a Jupyter notebook: `{tool}` does not change notebooks. Use notebook_edit "
+            "(insert, replace, delete or move cells by id; notebook_read shows the ids)"
+        )
 
 
 def display_path(path: Path, cwd: str) -> str:

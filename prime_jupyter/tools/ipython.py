@@ -27,7 +27,7 @@ from prime_jupyter.kernel.ops import KernelError, KernelLauncher
 from prime_jupyter.kernel.outputs import OutputAccumulator
 from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
 
-__all__ = ["IPYTHON_TOOL_PROMPT", "IpythonParams", "make_ipython_tool", "make_kernel_tool"]
+__all__ = ["IPYTHON_TOOL_PROMPT", "NOTEBOOK_KERNEL_PROMPT", "IpythonParams", "make_ipython_tool", "make_kernel_tool"]
 
 IPYTHON_TOOL_PROMPT = """\
 ipython - your hands: a persistent IPython kernel running in the session's working directory.
@@ -39,6 +39,14 @@ creates a new file); the diff is shown. Read files with Python or `%%bash`.
 - `attach_image(path_or_figure)` shows you a PNG/JPEG file, a matplotlib figure or a PIL image.
 - Output is capped (head and tail kept): print summaries, not whole datasets. A cell that runs past the \
 time limit is interrupted; run long jobs in the background and poll them."""
+
+NOTEBOOK_KERNEL_PROMPT = """\
+ipython - your hands: this session is tied to the notebook {path}, and ipython runs in that notebook's \
+own kernel, the one the user's cells run in: the notebook's variables (a `df` the user loaded) are \
+there, and what you define there the user's cells see. Do not restart or shut it down; do not \
+overwrite the user's variables unless asked; print summaries, not whole datasets (output is capped).
+- Shell: `!cmd` for one-liners, a `%%bash` cell for a script. Read and change files with the read and \
+edit tools or Python; change the notebook itself with notebook_edit and run its cells with notebook_run."""
 
 _DESCRIPTION = """\
 Run Python code in a persistent IPython kernel (state persists between calls) and get its stdout, \

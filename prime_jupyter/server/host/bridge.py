@@ -51,6 +51,7 @@ from prime_jupyter.sessions.manager import SessionManager
 
 if TYPE_CHECKING:
     from prime_jupyter.kernel.ops import KernelLauncher
+    from prime_jupyter.notebooks.workspace import NotebookWorkspace
 
 __all__ = ["SESSION_ID", "PrimeBridge", "is_session_id"]
 
@@ -73,12 +74,15 @@ class PrimeBridge:
         kernel_manager: KernelList | None = None,
         spec_lookup: SpecLookup | None = None,
         kernel_capacity: Callable[[], str | None] | None = None,
+        notebooks: Callable[[Path, float], NotebookWorkspace] | None = None,
     ):
         """`kernel_launcher` starts the sessions' kernels (`ServerKernelLauncher` over the server's kernel
         manager; None: the runtime's own local launcher); `kernel_manager` is that same manager, whose
         kernel list `GET info` counts; `spec_lookup` checks the kernel spec once; `kernel_capacity` says
-        why no kernel can be started now (the launcher's cap), else None."""
+        why no kernel can be started now (the launcher's cap), else None; `notebooks` makes a session's
+        notebook workspace (the server's contents and session managers; None: notebooks on disk)."""
         self.config = config
+        self.notebooks = notebooks
         self.kernel_launcher = kernel_launcher
         self.dialogs = PendingDialogRegistry(config.questions_dir)
         self.kernels = KernelReadiness(config.kernel_name, spec_lookup, kernel_manager, kernel_capacity)
@@ -168,9 +172,18 @@ class PrimeBridge:
         model = f"{request.model.provider}/{request.model.id}" if request.model else self.config.default_model
         level = thinking_level(request.thinking_level) if request.thinking_level else None
         options = self._options(cwd, model=model, thinking=level)
+        if request.notebook_path is not None:
+            self._check_notebook(cwd, request.notebook_path)
+            options.notebook = request.notebook_path
         session = create_agent_session(options)
         seed_session(session, request.seed_messages)
         return self._register(session, options)
+
+    def _check_notebook(self, cwd: Path, path: str) -> None:
+        """A `ToolError` (a 400 saying why) before any transcript is written, for a path outside the root
+        or not a notebook's."""
+        if self.notebooks is not None:
+            self.notebooks(cwd, 0.0).store.locate(path)
 
     def _options(
         self,
@@ -190,6 +203,7 @@ class PrimeBridge:
             kernel_launcher=self.kernel_launcher,
             kernel_name=self.config.kernel_name,
             tool_timeout_s=self.config.tool_timeout_s,
+            notebooks=self.notebooks,
         )
         return options
 
