@@ -204,6 +204,7 @@ class PrimeBridge:
             kernel_name=self.config.kernel_name,
             tool_timeout_s=self.config.tool_timeout_s,
             notebooks=self.notebooks,
+            file_root=self.config.confined_to,
         )
         return options
 
