@@ -7,6 +7,7 @@ exceptions (design.md D2). Messages say what to do.
     ├── ConfigError            bad or missing configuration (settings, models.json, auth.json)
     │   └── MissingApiKeyError no key for a provider; names the variable or file to set
     ├── ModelNotFoundError     an unknown provider or model that cannot be resolved
+    ├── PermissionModeError    a permission mode the server does not allow (a 403 naming the allowed ones)
     ├── OutsideRootError       a path a request names lies outside the server's root (a 403)
     ├── SessionError           a transcript that cannot be opened, found or written
     │   ├── SessionNotFoundError
@@ -29,6 +30,7 @@ __all__ = [
     "MissingApiKeyError",
     "ModelNotFoundError",
     "OutsideRootError",
+    "PermissionModeError",
     "PrimeError",
     "RunFailedError",
     "ServerUnavailableError",
@@ -107,3 +109,7 @@ class RunFailedError(PrimeError):
     def _render_traceback_(self) -> list[str]:
         """What IPython shows instead of a stack trace: the failure is the news, not our call stack."""
         return [f"{type(self).__name__}: {self}"]
+
+
+class PermissionModeError(PrimeError):
+    """A permission mode the server's `allowed_permission_modes` forbids; names the allowed ones."""

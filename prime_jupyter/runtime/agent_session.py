@@ -29,13 +29,16 @@ from prime_jupyter.protocol.events import (
     MessageEnd,
     MessageStart,
     ModelChanged,
+    PermissionModeChanged,
     QueueUpdate,
     SessionEvent,
     SessionInfoChanged,
     ThinkingLevelChanged,
     TurnEnd,
 )
+from prime_jupyter.runtime.approvals import DECISION_ENTRY, Approvals
 from prime_jupyter.runtime.compaction import CompactionRunner
+from prime_jupyter.runtime.permissions import PermissionMode, PermissionPolicy, check_mode
 from prime_jupyter.runtime.queue import MessageQueue
 from prime_jupyter.runtime.settings import Settings
 from prime_jupyter.runtime.ui import SessionUI
@@ -70,6 +73,9 @@ class AgentSession:
         system_prompt: str,
         disposers: list[Callable[[], Awaitable[None]]] | None = None,
         kernel: IpythonKernelProvisioner | None = None,
+        permission_mode: PermissionMode = "auto",
+        allowed_permission_modes: tuple[PermissionMode, ...] | None = None,
+        interactive: bool = False,
     ) -> None:
         self.manager = manager
         self.registry = registry
@@ -93,12 +99,26 @@ class AgentSession:
         self._shell: AbortController | None = None
         self._shell_run: ShellRun | None = None
         self.ui = SessionUI(self.emit, settings.question_timeout_s)
+        self.allowed_permission_modes = allowed_permission_modes
+        """The modes this session may switch to (None: all); the server's `allowed_permission_modes`."""
+        self.permissions = PermissionPolicy(permission_mode)
+        self.approvals = Approvals(
+            self.permissions,
+            self.ui,
+            lambda data: self.manager.append_custom(DECISION_ENTRY, data),
+            interactive=interactive,
+            timeout_s=settings.approval_timeout_s,
+        )
 
     # --- state ----------------------------------------------------------------------------------
 
     @property
     def session_id(self) -> str:
         return self.manager.session_id
+
+    @property
+    def permission_mode(self) -> PermissionMode:
+        return self.permissions.mode
 
     @property
     def is_running(self) -> bool:
@@ -299,6 +319,9 @@ class AgentSession:
                 base_delay_s=retry.base_delay_ms / 1000,
                 max_delay_s=retry.max_delay_ms / 1000,
             ),
+            gate=self.approvals.gate,
+            offers=self.permissions.offers,
+            system_note=lambda: PLAN_NOTE if self.permissions.mode == "plan" else "",
         )
         try:
             added = await run_loop(prompts, self.messages(), config, self._on_loop_event, controller.signal)
@@ -361,6 +384,16 @@ class AgentSession:
             self.manager.append_thinking_level_change(clamped)
             self.emit(ThinkingLevelChanged(clamped))
 
+    def set_permission_mode(self, mode: PermissionMode) -> None:
+        """Switch the mode (recorded in the transcript; a run going on obeys it from its next tool call);
+        `PermissionModeError` when the server forbids it."""
+        check_mode(mode, self.allowed_permission_modes)
+        if mode == self.permissions.mode:
+            return
+        self.permissions.mode = mode
+        self.manager.append_permission_mode_change(mode)
+        self.emit(PermissionModeChanged(mode))
+
     def set_name(self, name: str | None) -> None:
         self.manager.append_session_info(name)
         self.emit(SessionInfoChanged(name))
@@ -395,6 +428,14 @@ class AgentSession:
                 await dispose()
             except Exception:
                 log.exception("disposing a session resource failed")
+
+
+PLAN_NOTE = (
+    "You are in plan mode: you may only read and look around; nothing you could change (files, notebooks, "
+    "code, commands) is offered, and such calls are refused. Investigate, then answer with a concrete plan "
+    "and ask the user whether to switch to a mode that lets you carry it out."
+)
+"""What the model is told while the session plans (appended to the system prompt)."""
 
 
 def _user_message(text: str, images: list[ImageContent] | None) -> UserMessage:

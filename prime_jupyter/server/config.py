@@ -53,6 +53,10 @@ class BridgeConfig:
     """Most agent kernels alive at once (0: no cap); a start over it is refused with what to do."""
     cull: CullPolicy = field(default_factory=CullPolicy)
     """When idle agent kernels are shut down (their sessions kept)."""
+    default_permission_mode: str = "ask"
+    """The permission mode of a new session that asks for none (settings.json's `permissionMode` first)."""
+    allowed_permission_modes: tuple[str, ...] | None = None
+    """The modes sessions may use; None: all. Asking for another answers 403 naming these."""
 
     @property
     def confined_to(self) -> Path | None:

@@ -68,6 +68,7 @@ def write_agent_dir(home: Path, llm_url: str) -> Path:
         "retry": {"enabled": False},
         "compaction": {"enabled": False},
         "defaultModel": MODEL,
+        "permissionMode": "auto",  # tools run without asking, unless a test asks for a mode
     }
     (home / "settings.json").write_text(json.dumps(settings))
     return home
@@ -144,6 +145,7 @@ def start_lab(
         "--LabApp.expose_app_in_browser=True",
         f"--PrimeApp.agent_dir={agent_dir}",
         f"--PrimeApp.default_model={default_model}",
+        "--PrimeApp.default_permission_mode=auto",  # tools run without asking, unless a test asks for a mode
     ]
     if not extension:
         args.append("--ServerApp.jpserver_extensions=prime_jupyter=False")

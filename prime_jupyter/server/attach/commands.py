@@ -39,6 +39,7 @@ from prime_jupyter.protocol.commands import (
     RestartKernelCommand,
     SetLabelCommand,
     SetModelCommand,
+    SetPermissionModeCommand,
     SetThinkingLevelCommand,
     SteerCommand,
     SwitchSessionCommand,
@@ -98,6 +99,8 @@ async def _run(ctx: CommandContext, command: Command) -> WireModel:
             await connection.set_model(provider, model_id)
         case SetThinkingLevelCommand(level=level):
             await connection.set_thinking_level(level)
+        case SetPermissionModeCommand(mode=mode):
+            await connection.set_permission_mode(mode)
         case CompactCommand(custom_instructions=instructions):
             return await connection.compact(instructions)
         case NavigateTreeCommand(target_id=target, summarize=summarize, custom_instructions=instructions):
@@ -162,6 +165,7 @@ async def _new_session(ctx: CommandContext, command: NewSessionCommand) -> Repla
     request = ChatNewRequest(
         model=ModelRef(provider=session.model.provider, id=session.model.id),
         thinking_level=session.thinking_level,
+        permission_mode=session.permission_mode,
         seed_messages=command.seed_messages,
     )
     return _replaced(ctx, await ctx.bridge.create(request, cwd))

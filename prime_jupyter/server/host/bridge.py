@@ -32,6 +32,7 @@ from prime_jupyter.protocol.requests import (
 )
 from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.runtime.factory import SessionOptions, create_agent_session, new_session_model
+from prime_jupyter.runtime.permissions import PERMISSION_MODES, PermissionMode, parse_permission_mode
 from prime_jupyter.runtime.session_ops import seed_session, thinking_level
 from prime_jupyter.runtime.views import model_infos
 from prime_jupyter.server.config import BridgeConfig
@@ -172,6 +173,8 @@ class PrimeBridge:
         model = f"{request.model.provider}/{request.model.id}" if request.model else self.config.default_model
         level = thinking_level(request.thinking_level) if request.thinking_level else None
         options = self._options(cwd, model=model, thinking=level)
+        if request.permission_mode is not None:
+            options.permission_mode = parse_permission_mode(request.permission_mode)
         if request.notebook_path is not None:
             self._check_notebook(cwd, request.notebook_path)
             options.notebook = request.notebook_path
@@ -203,6 +206,8 @@ class PrimeBridge:
             kernel_launcher=self.kernel_launcher,
             kernel_name=self.config.kernel_name,
             tool_timeout_s=self.config.tool_timeout_s,
+            default_permission_mode=_mode(self.config.default_permission_mode),
+            allowed_permission_modes=_modes(self.config.allowed_permission_modes),
             notebooks=self.notebooks,
             file_root=self.config.confined_to,
         )
@@ -364,3 +369,11 @@ def _open_transcript(path: Path) -> SessionManager:
     """A saved transcript, loaded as the bulk load it is (a long one is a million objects)."""
     with gc_policy.bulk_load():
         return SessionManager.open(path)
+
+
+def _mode(name: str) -> PermissionMode | None:
+    return next((mode for mode in PERMISSION_MODES if mode == name), None)
+
+
+def _modes(names: tuple[str, ...] | None) -> tuple[PermissionMode, ...] | None:
+    return None if names is None else tuple(mode for mode in PERMISSION_MODES if mode in names)
