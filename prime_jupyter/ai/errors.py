@@ -1,6 +1,6 @@
 """Turning provider failures into something the loop can act on: retry, compact, or report.
 
-The providers' transport (`providers._http`) raises the exceptions defined here, and only inside a
+The providers' HTTP client (`providers._client`) raises the exceptions defined here, and only inside a
 provider: `stream()` turns them into error events (design.md D2), so they are not part of the one
 exception tree of `prime_jupyter.errors`.
 
