@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import importlib.util
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 
@@ -16,6 +17,7 @@ from kit.net import hanging_port
 from prime_jupyter.ai.errors import (
     NotAnEventStream,
     ProviderConnectionError,
+    ProviderSetupError,
     ProviderStatusError,
     classify_exception,
 )
@@ -160,8 +162,19 @@ def test_the_connect_timeout_comes_from_the_caller_the_environment_or_10_s(monke
     monkeypatch.setenv("PRIME_CONNECT_TIMEOUT_S", "2.5")
     assert connect_timeout() == 2.5 and connect_timeout(3) == 3
     monkeypatch.setenv("PRIME_CONNECT_TIMEOUT_S", "soon")
-    with pytest.raises(ValueError, match=r"PRIME_CONNECT_TIMEOUT_S='soon': set it to a number of seconds above 0"):
+    with pytest.raises(ProviderSetupError, match=r"PRIME_CONNECT_TIMEOUT_S='soon': set it to a number of seconds") as e:
         connect_timeout()
+    assert not classify_exception(e.value).retryable  # a setting to fix: retrying cannot help
+
+
+@pytest.mark.asyncio
+async def test_a_socks_proxy_without_its_support_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    if importlib.util.find_spec("socksio") is not None:
+        pytest.skip("socksio is installed, so httpx speaks SOCKS")
+    monkeypatch.setenv("ALL_PROXY", "socks5://127.0.0.1:1080")
+    with pytest.raises(ProviderSetupError, match="the proxy the environment names cannot be used") as caught:
+        await post("https://api.anthropic.com/v1/messages")
+    assert not classify_exception(caught.value).retryable
 
 
 @pytest.mark.asyncio

@@ -23,7 +23,8 @@ httpx is imported at the first request, not with this module: `jupyter prime`'s 
 Failures are `ai.errors` exceptions: `ProviderStatusError` (a status of 400 or more: its code, the API's
 error type and message, `retry-after`, the request id), `ProviderConnectionError` (no connection, one that
 broke off before the answer ended, a timeout), `NotAnEventStream` (JSON where an event stream was asked
-for). None carries a header value or the URL's user or query: the API key never reaches a message.
+for), `ProviderSetupError` (a URL, header, proxy or timeout setting that cannot work: not retried). None
+carries a header value or the URL's user or query: the API key never reaches a message.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from prime_jupyter.ai.errors import NotAnEventStream, ProviderConnectionError, ProviderStatusError
+from prime_jupyter.ai.errors import NotAnEventStream, ProviderConnectionError, ProviderSetupError, ProviderStatusError
 from prime_jupyter.ai.providers._body import Body, body_size, writes
 
 if TYPE_CHECKING:
@@ -99,7 +100,7 @@ def connect_timeout(seconds: float | None = None) -> float:
     except ValueError:
         seconds = -1.0
     if not seconds > 0:
-        raise ValueError(f"PRIME_CONNECT_TIMEOUT_S={value!r}: set it to a number of seconds above 0, e.g. 10")
+        raise ProviderSetupError(f"PRIME_CONNECT_TIMEOUT_S={value!r}: set it to a number of seconds above 0, e.g. 10")
     return seconds
 
 
@@ -151,7 +152,7 @@ def _client() -> httpx.AsyncClient:
         try:
             client = httpx.AsyncClient(limits=limits, trust_env=True, follow_redirects=False)
         except ImportError as exc:  # a SOCKS proxy without httpx's extra
-            raise ValueError(f"the proxy the environment names cannot be used: {exc}") from None
+            raise ProviderSetupError(f"the proxy the environment names cannot be used: {exc}") from None
         _clients[loop] = client
     return client
 
@@ -183,7 +184,7 @@ async def _send(
 
     scheme = urlsplit(url).scheme.lower()
     if scheme not in ("http", "https"):
-        raise ValueError(f"unsupported URL scheme {scheme!r} in {_shown(url)}: use http:// or https://")
+        raise ProviderSetupError(f"unsupported URL scheme {scheme!r} in {_shown(url)}: use http:// or https://")
     if isinstance(body, bytes):
         content: bytes | _Pieces = body
     else:
@@ -193,7 +194,7 @@ async def _send(
         request = client.build_request("POST", url, headers=headers, content=content, timeout=timeouts)
         return await client.send(request, stream=True)
     except httpx.InvalidURL as exc:
-        raise ValueError(f"the provider's URL {_shown(url)} is not valid: {exc}") from None
+        raise ProviderSetupError(f"the provider's URL {_shown(url)} is not valid: {exc}") from None
     except httpx.RequestError as exc:
         raise _unanswered(exc, _shown(url), timeouts) from None
 
@@ -287,7 +288,7 @@ def _check(headers: Mapping[str, str]) -> None:
     own error shows the value."""
     for name, value in headers.items():
         if "\r" in value or "\n" in value or "\r" in name or "\n" in name or ":" in name:
-            raise ValueError(f"the header {name.splitlines()[0]!r} holds a line break or its name a colon")
+            raise ProviderSetupError(f"the header {name.splitlines()[0]!r} holds a line break or its name a colon")
 
 
 def _credential(name: str) -> bool:
