@@ -10,7 +10,8 @@ so `interrupt` works (a SIGINT to the shell's thread, as Jupyter's stop button s
 limit holds, and the user's own interrupt aborts the run instead of wedging the kernel. Without a
 channel, code runs in the calling thread (a plain shell driven from its own thread, as in tests).
 
-`restart` refuses: the kernel is the user's.
+`restart` refuses: the kernel is the user's. For the same reason no bootstrap cell runs in it: the
+helpers are lent to each execution (`guest`), and the display hooks are wrapped only while it runs.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TextIO, TypeVar
 
+from prime_jupyter.kernel.guest import lent_helpers
+from prime_jupyter.kernel.helpers import with_preview
 from prime_jupyter.kernel.ops import ExecuteReply, KernelError, KernelInfo, OutputMessage, OutputSink
 
 __all__ = ["InProcessKernelOps", "InProcessLauncher", "ShellChannel"]
@@ -250,7 +253,7 @@ class InProcessKernelOps:
     def _run(self, code: str, sink: OutputSink, silent: bool) -> ExecuteReply:
         self._idle.clear()
         try:
-            with _teed(self._shell, sink):
+            with _teed(self._shell, sink), lent_helpers(self._shell):
                 result = self._shell.run_cell(code, store_history=self._store_history and not silent, silent=silent)
         finally:
             self._idle.set()
@@ -284,7 +287,9 @@ class InProcessKernelOps:
 
 
 class InProcessLauncher:
-    """A `KernelLauncher` that hands out the running shell (kernel name and cwd are the notebook's)."""
+    """A `KernelLauncher` that hands out the running shell (kernel name and cwd are the notebook's): the
+    user's own kernel, where no bootstrap cell runs (`IpythonKernelProvisioner`) and the helpers are
+    `__prime__` (`tools.ipython`)."""
 
     shares_process = True
     """Its kernel is the process it runs in: whatever runs there runs in the user's own cell."""
@@ -319,7 +324,8 @@ class _Tee:
 
     def publish(self, original: Any) -> Any:
         def publish(data: Any, metadata: Any = None, transient: Any = None, update: bool = False, **kw: Any) -> Any:
-            content = {"data": data, "metadata": metadata or {}, "transient": transient or {}}
+            shown = with_preview(data, metadata) or {}  # for the agent: the notebook's output stays as it was
+            content = {"data": data, "metadata": shown, "transient": transient or {}}
             self.report("update_display_data" if update else "display_data", content)
             return self.quietly(original, data, metadata, transient=transient, update=update, **kw)
 
@@ -335,7 +341,8 @@ class _Tee:
     def write_format_data(self, original: Any) -> Any:
         def write_format_data(format_dict: Any, md_dict: Any = None) -> Any:
             count = self.shell.displayhook.prompt_count
-            self.report("execute_result", {"data": format_dict, "metadata": md_dict or {}, "execution_count": count})
+            shown = with_preview(format_dict, md_dict) or {}
+            self.report("execute_result", {"data": format_dict, "metadata": shown, "execution_count": count})
             return self.quietly(original, format_dict, md_dict)
 
         return write_format_data

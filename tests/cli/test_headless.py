@@ -146,13 +146,13 @@ def test_the_cli_imports_no_server_and_no_provider_sdk(agent_dir: Path, llm: Scr
     code = (
         "import sys; from prime_jupyter.cli.__main__ import main; sys.argv=['x'];"
         "rc = main(['--model','scripted-openai/m2','--tools','read','-p','hi']);"
-        "heavy = ('jupyter_server','anthropic','openai','aiohttp','httpx','textual','jupyter_client');"
+        "heavy = ('jupyter_server','anthropic','openai','aiohttp','textual','jupyter_client');"
         "print(sorted(m for m in heavy if m in sys.modules))"
     )
     environment = {**os.environ, "PRIME_AGENT_DIR": str(agent_dir), "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert lines(done.stdout)[-1] == "[]"  # the providers speak HTTP themselves (`ai.providers._http`)
+    assert lines(done.stdout)[-1] == "[]"  # the providers speak the APIs over httpx (`ai.providers._client`)
 
 
 def test_a_headless_run_leaves_the_chat_routes_vocabulary_unimported(agent_dir: Path, llm: ScriptedLLMServer) -> None:

@@ -53,8 +53,10 @@ def prime(
     cwd: Path | None = None,
     env: dict[str, str] | None = None,
     max_file_bytes: int | None = None,
+    timeout: float = 120,
 ) -> subprocess.CompletedProcess[str]:
-    """Run `jupyter prime`; `max_file_bytes` caps every file it writes (RLIMIT_FSIZE), as a full disk would."""
+    """Run `jupyter prime`; `max_file_bytes` caps every file it writes (RLIMIT_FSIZE), as a full disk would;
+    a run longer than `timeout` seconds fails the test (`subprocess.TimeoutExpired`)."""
 
     def limit() -> None:
         if max_file_bytes is not None:
@@ -65,7 +67,7 @@ def prime(
         input=stdin,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout,
         env=cli_env(agent_dir, env),
         cwd=cwd or agent_dir.parent,
         preexec_fn=limit if max_file_bytes is not None else None,

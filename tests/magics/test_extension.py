@@ -169,6 +169,30 @@ def test_thinking_shows_as_a_collapsed_block(kernel: Kernel, llm: ScriptedLLMSer
     assert "decided" in cell.text()
 
 
+def test_the_users_kernel_keeps_its_bash_and_gains_only_what_the_agents_code_made(
+    kernel: Kernel, llm: ScriptedLLMServer
+) -> None:
+    """Regression (issue 25): `%load_ext` and a `%%prime` run replaced IPython's `%%bash` with ours and put
+    `edit` and `attach_image` into the user's namespace, over their own variables of those names."""
+    before = kernel.run("import re\nedit = 'my edit'\n__names = set(get_ipython().user_ns) | {'__names'}")
+    assert before.status == "ok", before.text()
+    code = "made_by_agent = __prime__.edit.__name__ + '!'\nmade_by_agent"
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="ipython", arguments={"code": code})]),
+        ScriptedTurn(blocks=[Text(text="made it")]),
+    )
+    cell = kernel.run("%%prime\nmake a variable")
+    assert cell.status == "ok" and "made it" in cell.text(), cell.text()
+    assert "__prime__.edit(path, old_str, new_str)" in json.dumps(llm.requests[-2].body)  # the model is told
+    history = r"_+|_i+|_i?\d+"  # IPython's own names for the cells the user ran
+    probe = kernel.run(
+        "gained = sorted(n for n in set(get_ipython().user_ns) - __names if not re.fullmatch(r'" + history + "', n))\n"
+        "bash = get_ipython().find_cell_magic('bash')\n"
+        "print(gained, repr(edit), 'attach_image' in dir(), bash.__module__)"
+    )
+    assert probe.text().strip() == "['made_by_agent'] 'my edit' False IPython.core.magics.script"
+
+
 def test_unloading_removes_the_magics_and_loading_again_starts_a_new_session(
     kernel: Kernel, llm: ScriptedLLMServer
 ) -> None:

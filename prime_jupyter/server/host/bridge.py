@@ -162,7 +162,7 @@ class PrimeBridge:
             if session_id in self._deleting:
                 raise SessionNotFoundError(f"no session {session_id}: it is being deleted")
             info = await asyncio.to_thread(self._saved, session_id)
-            manager = await asyncio.to_thread(_open_transcript, info.path)
+            manager = await asyncio.to_thread(_open_transcript, info.path, self.config.tune_process_memory)
             options = self._options(Path(manager.cwd), manager=manager)
             live = self._register(create_agent_session(options), options)
             await self.dialogs.reconcile(live)
@@ -215,7 +215,8 @@ class PrimeBridge:
 
     def _register(self, session: AgentSession, options: SessionOptions) -> LiveSession:
         session.ui.default_timeout_s = self.config.dialog_timeout_s
-        live = LiveSession(InProcessAgentConnection(session, options), self.config.ring_size)
+        connection = InProcessAgentConnection(session, options)
+        live = LiveSession(connection, self.config.ring_size, tune_process_memory=self.config.tune_process_memory)
         self._live[live.session_id] = live
         self.dialogs.watch(live)
         kernel = session_kernel(session)
@@ -365,8 +366,11 @@ def _model_infos(agent_dir: Path) -> list[ModelInfo]:
     return model_infos(ModelRegistry.load(agent_dir))
 
 
-def _open_transcript(path: Path) -> SessionManager:
-    """A saved transcript, loaded as the bulk load it is (a long one is a million objects)."""
+def _open_transcript(path: Path, tune_process_memory: bool) -> SessionManager:
+    """A saved transcript; loaded as the bulk load it is (a long one is a million objects) only when the
+    administrator let the extension tune the process's collector (it runs in a thread: process-wide)."""
+    if not tune_process_memory:
+        return SessionManager.open(path)
     with gc_policy.bulk_load():
         return SessionManager.open(path)
 
