@@ -263,6 +263,11 @@ class InProcessKernelOps:
         count = result.execution_count if isinstance(result.execution_count, int) else None
         return ExecuteReply(status="ok" if result.success else "error", execution_count=count)
 
+    def user_namespace(self) -> tuple[dict[str, object], dict[str, object]]:
+        """The user's namespace and the names IPython hides in it (`kernel.namespace` reads them here,
+        without running code in the user's cell)."""
+        return self._shell.user_ns, getattr(self._shell, "user_ns_hidden", {})
+
     async def wait_idle(self, seconds: float) -> bool:
         if self._idle.is_set():
             return True
@@ -290,9 +295,6 @@ class InProcessLauncher:
     """A `KernelLauncher` that hands out the running shell (kernel name and cwd are the notebook's): the
     user's own kernel, where no bootstrap cell runs (`IpythonKernelProvisioner`) and the helpers are
     `__prime__` (`tools.ipython`)."""
-
-    shares_process = True
-    """Its kernel is the process it runs in: whatever runs there runs in the user's own cell."""
 
     def __init__(self, shell: Any, channel: ShellChannel | None = None, *, store_history: bool = True) -> None:
         self._ops = InProcessKernelOps(shell, channel, store_history=store_history)

@@ -445,9 +445,8 @@ def _user_message(text: str, images: list[ImageContent] | None) -> UserMessage:
 
 
 def _namespace_watch(kernel: IpythonKernelProvisioner | None) -> NamespaceWatch | None:
-    """A watch on the session's kernel; none for a kernel that is the notebook's own running shell (`%%prime`),
-    where a summary's output would land in the user's cell. Imported only for a session with a kernel."""
-    if kernel is None or getattr(kernel.launcher, "shares_process", False):
+    """A watch on the session's kernel, imported only for a session with a kernel."""
+    if kernel is None:
         return None
     from prime_jupyter.runtime.namespace_watch import NamespaceWatch
 

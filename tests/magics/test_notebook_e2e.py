@@ -61,7 +61,11 @@ def test_a_data_notebook_runs_end_to_end(
 
     prime_outputs = notebook.cells[3].outputs
     markdown = [o["data"]["text/markdown"] for o in prime_outputs if "text/markdown" in o.get("data", {})]
-    assert markdown == ["Least squares.", "The line is **orders = 2.01 day + 1.00**."]
+    assert markdown[:2] == ["Least squares.", "The line is **orders = 2.01 day + 1.00**."]
+    # under the answer: what the agent's code made in the user's namespace
+    (made,) = markdown[2:]
+    assert made.startswith("*Kernel: created `slope` (float64 2.01), `intercept` (float64 ")
+    assert made.endswith("`fig` (Figure), `ax` (Axes), `fit` (DataFrame 1x2)*")
     [png] = [o["data"]["image/png"] for o in prime_outputs if "image/png" in o.get("data", {})]
     assert base64.b64decode(png).startswith(b"\x89PNG\r\n\x1a\n")  # the agent's figure, a real output
     [table] = [o["data"]["text/html"] for o in prime_outputs if o["output_type"] == "execute_result"]
@@ -69,6 +73,8 @@ def test_a_data_notebook_runs_end_to_end(
 
     sent = json.dumps(llm.requests[0].body)
     assert "Plot `clean` and fit a line" in sent
+    held = llm.requests[0].body["messages"][0]["content"][0]["text"]  # type: ignore[index,call-overload]
+    assert "- clean: DataFrame 4x2; day: float64, orders: float64" in held, held  # the model knew what the kernel held
     tool_result = json.dumps(llm.requests[1].body["messages"][-1])  # type: ignore[index,call-overload]
     assert '"media_type": "image/png"' in tool_result and "2.01" in tool_result  # what the agent saw
 
