@@ -11,6 +11,7 @@ import { PageConfig } from '@jupyterlab/coreutils';
 import type { Widget } from '@lumino/widgets';
 
 import { underRoot } from './format';
+import { type ICellChange, NotebookReview } from './review';
 import type { ICellTarget, IJupyterActions } from './widgets/context';
 
 interface ISharedSource {
@@ -75,6 +76,8 @@ function errorTexts(cell: unknown): string[] {
 /** Tracks the notebook the user worked in last, and performs the actions on it. */
 export class JupyterActions implements IJupyterActions {
   private lastNotebook: INotebookPanelLike | null = null;
+  /** The agent's notebook edits under review in the open notebooks (Keep / Undo per cell). */
+  readonly review = new NotebookReview(this);
 
   constructor(private readonly app: JupyterFrontEnd) {}
 
@@ -179,6 +182,18 @@ export class JupyterActions implements IJupyterActions {
   }
 
   /** The notebook open at `path`, if any. */
+  openNotebookAt(path: string): INotebookPanelLike | null {
+    return this.openNotebook(path);
+  }
+
+  markForReview(path: string, changes: readonly ICellChange[]): void {
+    this.review.mark(path, changes);
+  }
+
+  undoChanges(path: string, changes: readonly ICellChange[]): Promise<number> {
+    return this.review.undoAll(path, changes);
+  }
+
   private openNotebook(path: string): INotebookPanelLike | null {
     for (const widget of this.app.shell.widgets('main')) {
       const notebook = asNotebook(widget);
@@ -211,12 +226,14 @@ export class JupyterActions implements IJupyterActions {
     }
     const model = notebook.context.model;
     if (model.collaborative) {
+      this.review.decorate(path);
       return 'live';
     }
     if (model.dirty) {
       return 'unsaved';
     }
     await notebook.context.revert();
+    this.review.decorate(path);
     return 'reloaded';
   }
 

@@ -85,3 +85,47 @@ def test_ask_about_a_cell_runs_the_agents_code_where_df_exists(lab: Lab, turns: 
     assert "(3, 1)" in report["tool"], report
     assert "NameError" not in report["tool"]
     assert "(3, 1)" in json.dumps(turns.requests[-1].body)
+
+
+def test_keep_and_undo_per_cell_and_no_undo_over_the_users_typing(lab: Lab, turns: ScriptedLLMServer) -> None:
+    path = "review.ipynb"
+    read = ScriptedTurn(blocks=[ToolCall(name="notebook_read", arguments={"path": path})])
+    first = [
+        {"action": "replace", "cell_id": "b", "source": "total = 20"},
+        {"action": "insert", "after": "a", "source": "rate = 0.5"},
+    ]
+    turns.enqueue(
+        read,
+        ScriptedTurn(blocks=[ToolCall(name="notebook_edit", arguments={"path": path, "edits": first})]),
+        ScriptedTurn(blocks=[Text(text="Changed the total and added a rate.")]),
+        ScriptedTurn(blocks=[ToolCall(name="notebook_read", arguments={"path": path})]),
+        ScriptedTurn(
+            blocks=[
+                ToolCall(
+                    name="notebook_edit",
+                    arguments={"path": path, "edits": [{"action": "replace", "cell_id": "a", "source": "base = 100"}]},
+                )
+            ]
+        ),
+        ScriptedTurn(blocks=[Text(text="Changed the base.")]),
+    )
+    params = {
+        "path": path,
+        "cells": [{"id": "a", "source": "base = 1"}, {"id": "b", "source": "total = 2"}],
+        "first": {
+            "prompt": "change the total, add a rate",
+            "replaced": "total = 20",
+            "original": "total = 2",
+            "inserted": "rate = 0.5",
+        },
+        "second": {"prompt": "change the base", "replaced": "base = 100"},
+        "typed": "base = 7  # mine",
+    }
+    report = run_scenario(lab, "review-keep-undo", params, driver=NOTEBOOK_DRIVER)
+    assert report["marked"]["sources"] == ["base = 1", "rate = 0.5", "total = 20"], report
+    assert report["marked"]["bars"] == [False, True, True]
+    assert report["reviewed"]["sources"] == ["base = 1", "rate = 0.5", "total = 2"]  # undone, and kept
+    assert report["reviewed"]["bars"] == [False, False, False] and report["reviewed"]["dirty"] is False  # saved
+    assert report["refused"]["sources"][0] == "base = 7  # mine"  # the user's typing is not clobbered
+    assert "Not undone: this cell changed since the agent wrote it" in report["refused"]["bar"], report
+    assert (SCREENSHOTS / "notebook-06-review.png").exists()

@@ -2,6 +2,7 @@
 import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 
 import type { ChatController } from '../controller';
+import type { ICellChange } from '../review';
 
 /** A cell of a notebook, as it was when the user asked about it. */
 export interface ICellTarget {
@@ -30,6 +31,10 @@ export interface IJupyterActions {
    * the notebook is collaborative (the change is already there); 'closed' when it is not open.
    */
   showSavedNotebook(path: string): Promise<'reloaded' | 'unsaved' | 'live' | 'closed'>;
+  /** Mark the cells one `notebook_edit` changed for review in the open notebook (Keep / Undo). */
+  markForReview(path: string, changes: readonly ICellChange[]): void;
+  /** Undo one `notebook_edit`'s changes in the open notebook, newest first; how many were undone. */
+  undoChanges(path: string, changes: readonly ICellChange[]): Promise<number>;
 }
 
 export interface IPanelContext {

@@ -13,6 +13,7 @@ import { partialJsonString } from '../format';
 import type { ToolView } from '../model';
 import type { IPanelContext } from './context';
 import { lineDiff } from '../linediff';
+import type { ICellChange } from '../review';
 import { diffNode } from './diff';
 import { button, fence, h, languageOf } from './dom';
 import { MarkdownView } from './markdown';
@@ -246,15 +247,6 @@ export const genericKind: IToolKind = {
     })
 };
 
-/** One change of a `notebook_edit` call, as its details carry it. */
-interface ICellChange {
-  readonly action: string;
-  readonly cellId: string;
-  readonly cellType: string;
-  readonly before: string | null;
-  readonly after: string | null;
-}
-
 function cellChanges(part: ToolView): ICellChange[] {
   return list(detail(part, 'changes')).flatMap(change => {
     if (typeof change !== 'object' || change === null) {
@@ -262,14 +254,30 @@ function cellChanges(part: ToolView): ICellChange[] {
     }
     const c = change as Record<string, unknown>;
     const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
-    return [{ action: field(c, 'action'), cellId: field(c, 'cellId'), cellType: field(c, 'cellType'), before: text(c.before), after: text(c.after) }];
+    const int = (value: unknown): number | null => (typeof value === 'number' ? value : null);
+    return [
+      {
+        action: field(c, 'action'),
+        cellId: field(c, 'cellId'),
+        cellType: field(c, 'cellType'),
+        before: text(c.before),
+        after: text(c.after),
+        index: int(c.index) ?? 0,
+        fromIndex: int(c.fromIndex),
+        beforeOutputs: Array.isArray(c.beforeOutputs) ? (c.beforeOutputs as unknown[]) : null,
+        beforeExecutionCount: int(c.beforeExecutionCount)
+      }
+    ];
   });
 }
 
 const VERBS: Readonly<Record<string, string>> = { insert: 'Inserted', replace: 'Replaced', delete: 'Deleted', move: 'Moved' };
 
-/** A card body for the notebook tools that, once its call finishes while the panel watches, shows the saved
- * notebook in the open editor (`showSavedNotebook`) and says so when it cannot. */
+/**
+ * A card body for the notebook tools that, once its call finishes while the panel watches, shows the saved
+ * notebook in the open editor (`showSavedNotebook`, saying so when it cannot) and puts a `notebook_edit`'s
+ * cells under review there.
+ */
 class NotebookBody extends DomBody {
   private sawRunning = false;
   private shown = false;
@@ -290,7 +298,11 @@ class NotebookBody extends DomBody {
     const path = detail(part, 'path');
     if (this.sawRunning && !this.shown && typeof path === 'string') {
       this.shown = true;
+      const changes = part.toolName === 'notebook_edit' ? cellChanges(part) : [];
       void this.context.actions.showSavedNotebook(path).then(outcome => {
+        if (changes.length) {
+          this.context.actions.markForReview(path, changes);
+        }
         if (outcome === 'unsaved') {
           this.node.appendChild(
             h('div', 'jp-PrimeTool-note jp-mod-warning', `${path} has unsaved changes of yours, so it was not reloaded: save or revert it to see the agent's change.`)
@@ -318,6 +330,19 @@ function notebookEditNodes(context: IPanelContext, part: ToolView): Node[] {
     } else if (change.action === 'replace') {
       nodes.push(diffNode(lineDiff(change.before ?? '', change.after ?? '', 'before', 'after')));
     }
+  }
+  const changes = cellChanges(part);
+  if (changes.length && part.state === 'output-available') {
+    const undo = button({
+      label: 'Undo these changes',
+      title: `Undo this edit's changes in ${path} (cells changed since are kept)`,
+      className: 'jp-PrimeNotebookChange-undoAll',
+      onClick: () =>
+        void context.actions.undoChanges(path, changes).then(undone => {
+          undo.replaceWith(h('div', 'jp-PrimeTool-note', `Undid ${undone} of ${changes.length} changes.`));
+        })
+    });
+    nodes.push(undo);
   }
   if (!nodes.length || part.state === 'output-error') {
     nodes.push(textBlock(outputText(part), part.state === 'output-error' ? 'jp-mod-error' : '', 200));

@@ -159,6 +159,47 @@ const scenarios = {
     return { facts, inserted, active: await lab.page.evaluate(() => window.primeNotebook.content.activeCellIndex), cards };
   },
 
+  /**
+   * The agent's edit is under review in the open notebook: Undo puts a replaced cell back, Keep keeps an
+   * inserted one; a second edit's Undo is refused for a cell the user typed in since.
+   */
+  async 'review-keep-undo'(lab, { path, cells, first, second, typed }) {
+    const bars = () => lab.page.evaluate(() => window.primeNotebook.content.widgets.map(c => !!c.node.querySelector(':scope > .jp-PrimeReview-bar')));
+    const sources = () => lab.page.evaluate(() => window.primeNotebook.content.widgets.map(c => c.model.sharedModel.getSource()));
+    const cellAt = async source => (await sources()).indexOf(source);
+    const click = async (index, which) => {
+      await lab.page.evaluate(([i, cls]) => window.primeNotebook.content.widgets[i].node.querySelector(`:scope > .jp-PrimeReview-bar .${cls}`).click(), [index, which]);
+    };
+    await lab.load({ reset: true });
+    await saveNotebook(lab, path, cells);
+    await openNotebook(lab, path);
+    await lab.openPanel();
+    await lab.ready();
+    await lab.newSession();
+    await lab.send(first.prompt);
+    await lab.idle();
+    await lab.page.waitForFunction(n => window.primeNotebook.content.widgets.filter(c => c.node.querySelector(':scope > .jp-PrimeReview-bar')).length === n, 2, { timeout: WAIT });
+    await lab.shot('notebook-06-review');
+    const marked = { sources: await sources(), bars: await bars() };
+    await click(await cellAt(first.replaced), 'jp-PrimeReview-undo');
+    await lab.page.waitForFunction(src => window.primeNotebook.content.widgets.some(c => c.model.sharedModel.getSource() === src), first.original, { timeout: WAIT });
+    await click(await cellAt(first.inserted), 'jp-PrimeReview-keep');
+    await lab.page.waitForFunction(() => !window.primeNotebook.content.widgets.some(c => c.node.querySelector(':scope > .jp-PrimeReview-bar')), null, { timeout: WAIT });
+    await lab.page.waitForFunction(() => !window.primeNotebook.context.model.dirty, null, { timeout: 5000 }).catch(() => null);
+    const dialog = await lab.page.evaluate(() => document.querySelector('.jp-Dialog')?.textContent ?? null);
+    const reviewed = { sources: await sources(), bars: await bars(), dirty: await lab.page.evaluate(() => window.primeNotebook.context.model.dirty), dialog };
+    await lab.send(second.prompt);
+    await lab.idle();
+    await lab.page.waitForFunction(src => window.primeNotebook.content.widgets.some(c => c.model.sharedModel.getSource() === src), second.replaced, { timeout: WAIT });
+    const index = await cellAt(second.replaced);
+    await lab.page.evaluate(([i, text]) => window.primeNotebook.content.widgets[i].model.sharedModel.setSource(text), [index, typed]);
+    await click(index, 'jp-PrimeReview-undo');
+    await lab.page.waitForSelector('.jp-PrimeReview-refused', { timeout: WAIT });
+    await lab.shot('notebook-07-undo-refused');
+    const bar = await lab.page.evaluate(i => window.primeNotebook.content.widgets[i].node.querySelector(':scope > .jp-PrimeReview-bar')?.textContent ?? null, index);
+    return { marked, reviewed, refused: { sources: await sources(), bar } };
+  },
+
   /** "Ask Prime about this cell" on a cell that made `df`: the agent's code runs where `df` exists. */
   async 'ask-about-df'(lab, { path, setup, prompt }) {
     await lab.load({ reset: true });
