@@ -76,7 +76,7 @@ def test_the_agents_cell_and_its_output_appear_in_the_open_notebook(lab: Lab, tu
 
 def test_ask_about_a_cell_runs_the_agents_code_where_df_exists(lab: Lab, turns: ScriptedLLMServer) -> None:
     turns.enqueue(
-        ScriptedTurn(blocks=[ToolCall(name="ipython", arguments={"code": "print(df.shape)"})]),
+        ScriptedTurn(blocks=[ToolCall(name="ipython", arguments={"code": "rows, cols = df.shape\nprint(df.shape)"})]),
         ScriptedTurn(blocks=[Text(text="df has 3 rows and 1 column.")]),
     )
     setup = "import pandas as pd\ndf = pd.DataFrame({'a': [1, 2, 3]})"
@@ -85,6 +85,9 @@ def test_ask_about_a_cell_runs_the_agents_code_where_df_exists(lab: Lab, turns: 
     assert "(3, 1)" in report["tool"], report
     assert "NameError" not in report["tool"]
     assert "(3, 1)" in json.dumps(turns.requests[-1].body)
+    # the model was told what the notebook's kernel holds, and the panel says what its code created there
+    assert "- df: DataFrame 3x1; a: int64" in json.dumps(turns.requests[0].body)
+    assert "Kernel: created `rows` (int 3), `cols` (int 1)" in report["panel"], report["panel"]
 
 
 def test_keep_and_undo_per_cell_and_no_undo_over_the_users_typing(lab: Lab, turns: ScriptedLLMServer) -> None:

@@ -222,7 +222,10 @@ const scenarios = {
     const tool = await lab.page.evaluate(() =>
       [...document.querySelectorAll('.jp-PrimeTool')].map(n => n.textContent).join('\n')
     );
-    return { tool };
+    await lab.page.waitForFunction(sel => document.querySelector(sel)?.textContent.includes('Kernel: created'), '.jp-PrimePanel', { timeout: WAIT });
+    await lab.shot('notebook-05-ask-about-df');
+    const panel = await lab.page.evaluate(() => document.querySelector('.jp-PrimePanel').textContent);
+    return { tool, panel };
   },
 
   /** `%load_ext prime_jupyter`, then a `%%prime` cell whose answer streams into the cell's output. */
