@@ -9,9 +9,12 @@ printed (run with `-s` to see it).
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -20,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text
+from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
 from prime_jupyter.testing.jupyter_process import ROOT
 
 TMUX = shutil.which("tmux")
@@ -153,3 +156,42 @@ def test_keys_sent_one_by_one_across_the_start_up_all_show_in_the_editor(termina
     terminal.wait(lambda: f"│ {wanted} " in terminal.screen(), "the editor does not hold what the keys make", 20)
     terminal.send("C-q")
     terminal.wait(lambda: not terminal.alive(), "the app did not quit")
+
+
+def group_members(pgid: int) -> list[int]:
+    """The live (not zombie) processes of a process group, from /proc."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[0] != "Z" and int(fields[2]) == pgid:
+            members.append(int(entry.name))
+    return members
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process groups from /proc")
+def test_the_bash_tools_processes_die_with_the_app_killed_in_its_terminal(
+    terminal: Terminal, home: Path, llm: ScriptedLLMServer
+) -> None:
+    """Regression (issue 27, item 7): 6 `bash` tool children were left running after 30 kills of the app."""
+    settings = json.loads((home / "settings.json").read_text())
+    (home / "settings.json").write_text(json.dumps({**settings, "permissionMode": "auto"}))
+    work = home.parent / "work"
+    command = "sleep 1001 >/dev/null 2>&1 & echo $PPID $$ > started.tmp; mv started.tmp started; sleep 1002"
+    llm.enqueue(ScriptedTurn(blocks=[ToolCall(name="bash", arguments={"command": command})]))
+    terminal.start(prime_command(home) + " --tools bash", work)
+    terminal.wait(lambda: "scripted/m1" in terminal.screen(), "the app did not open")
+    terminal.send("start them", "Enter")
+    terminal.wait(lambda: (work / "started").exists(), "the command did not start")
+    app, pgid = map(int, (work / "started").read_text().split())
+    try:
+        os.kill(app, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while group_members(pgid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert group_members(pgid) == []
+    finally:
+        with contextlib.suppress(OSError):
+            os.killpg(pgid, signal.SIGKILL)
