@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from kit.cli import ROOT, prime
+from kit.cli import ROOT, group_members, prime
 
 from prime_jupyter.sessions.entries import MessageEntry
 from prime_jupyter.sessions.manager import SessionManager
@@ -339,19 +339,6 @@ def test_an_acknowledged_prompt_survives_a_kill_before_the_answer(agent_dir: Pat
     (path,) = (agent_dir / "sessions").glob("*.jsonl")
     entry = SessionManager.open(path).get_entry(acknowledged["entryId"])
     assert isinstance(entry, MessageEntry) and "keep me" in json.dumps(entry.message.model_dump(mode="json"))
-
-
-def group_members(pgid: int) -> list[int]:
-    """The live (not zombie) processes of a process group, from /proc."""
-    members = []
-    for entry in Path("/proc").iterdir():
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if fields[0] != "Z" and int(fields[2]) == pgid:
-            members.append(int(entry.name))
-    return members
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process groups from /proc")

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from kit.cli import group_members
 
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
 from prime_jupyter.testing.jupyter_process import ROOT
@@ -156,19 +157,6 @@ def test_keys_sent_one_by_one_across_the_start_up_all_show_in_the_editor(termina
     terminal.wait(lambda: f"│ {wanted} " in terminal.screen(), "the editor does not hold what the keys make", 20)
     terminal.send("C-q")
     terminal.wait(lambda: not terminal.alive(), "the app did not quit")
-
-
-def group_members(pgid: int) -> list[int]:
-    """The live (not zombie) processes of a process group, from /proc."""
-    members = []
-    for entry in Path("/proc").iterdir():
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if fields[0] != "Z" and int(fields[2]) == pgid:
-            members.append(int(entry.name))
-    return members
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process groups from /proc")
