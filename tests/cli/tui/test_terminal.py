@@ -9,7 +9,6 @@ printed (run with `-s` to see it).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shlex
@@ -22,7 +21,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from kit.cli import group_members
+from kit.cli import left_in_group
 
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
 from prime_jupyter.testing.jupyter_process import ROOT
@@ -174,12 +173,5 @@ def test_the_bash_tools_processes_die_with_the_app_killed_in_its_terminal(
     terminal.send("start them", "Enter")
     terminal.wait(lambda: (work / "started").exists(), "the command did not start")
     app, pgid = map(int, (work / "started").read_text().split())
-    try:
-        os.kill(app, signal.SIGKILL)
-        deadline = time.monotonic() + 30
-        while group_members(pgid) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert group_members(pgid) == []
-    finally:
-        with contextlib.suppress(OSError):
-            os.killpg(pgid, signal.SIGKILL)
+    os.kill(app, signal.SIGKILL)
+    assert left_in_group(pgid) == []
