@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from kit.cli import ROOT, prime
+from kit.cli import ROOT, left_in_group, prime
 
 from prime_jupyter.sessions.entries import MessageEntry
 from prime_jupyter.sessions.manager import SessionManager
@@ -341,19 +339,6 @@ def test_an_acknowledged_prompt_survives_a_kill_before_the_answer(agent_dir: Pat
     assert isinstance(entry, MessageEntry) and "keep me" in json.dumps(entry.message.model_dump(mode="json"))
 
 
-def group_members(pgid: int) -> list[int]:
-    """The live (not zombie) processes of a process group, from /proc."""
-    members = []
-    for entry in Path("/proc").iterdir():
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if fields[0] != "Z" and int(fields[2]) == pgid:
-            members.append(int(entry.name))
-    return members
-
-
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process groups from /proc")
 def test_the_bash_tools_processes_die_with_the_app(agent_dir: Path, llm: ScriptedLLMServer) -> None:
     """Regression (issue 27, item 7): the app killed with SIGKILL left the bash tool's children running."""
@@ -369,11 +354,4 @@ def test_the_bash_tools_processes_die_with_the_app(agent_dir: Path, llm: Scripte
         started = next(found for line in iter(run.stdout.readline, b"") if (found := re.search(rb"group (\d+)", line)))
         pgid = int(started[1])
         run.kill()
-    try:
-        deadline = time.monotonic() + 30
-        while group_members(pgid) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert group_members(pgid) == []
-    finally:
-        with contextlib.suppress(OSError):
-            os.killpg(pgid, signal.SIGKILL)
+    assert left_in_group(pgid) == []
