@@ -15,7 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "prime_jupyter"
-BASE = {"errors", "_version"}  # the exception tree and the version are everyone's
+BASE = {"errors", "_version", "_atomic"}  # the exception tree and the version are everyone's
 
 ALLOWED: dict[str, set[str]] = {
     "ai": set(),
@@ -23,12 +23,24 @@ ALLOWED: dict[str, set[str]] = {
     "agent": {"ai", "protocol"},
     "kernel": {"ai"},
     "sessions": {"ai"},
-    "tools": {"ai", "protocol", "agent", "kernel"},
-    "runtime": {"ai", "protocol", "agent", "tools", "kernel", "sessions"},
+    "notebooks": {"ai", "kernel"},
+    "tools": {"ai", "protocol", "agent", "kernel", "notebooks"},
+    "runtime": {"ai", "protocol", "agent", "tools", "kernel", "sessions", "notebooks"},
     "connection": {"ai", "protocol"},
-    "server": {"ai", "protocol", "agent", "tools", "kernel", "sessions", "runtime", "connection"},
+    "server": {"ai", "protocol", "agent", "tools", "kernel", "sessions", "runtime", "connection", "notebooks"},
     "magics": {"ai", "protocol", "runtime", "kernel", "connection"},
-    "testing": {"ai", "protocol", "agent", "tools", "kernel", "sessions", "runtime", "connection", "server"},
+    "testing": {
+        "ai",
+        "protocol",
+        "agent",
+        "tools",
+        "kernel",
+        "sessions",
+        "runtime",
+        "connection",
+        "server",
+        "notebooks",
+    },
     "cli": {"protocol", "connection"},
 }
 # The in-process connection is the one connection module that builds sessions: it may use the runtime,
@@ -44,6 +56,7 @@ FOREIGN_FORBIDDEN = {
     "ai": {"tornado", "jupyter_server", "IPython", "textual", "jupyter_client"},
     "agent": {"tornado", "jupyter_server", "IPython", "textual", "jupyter_client"},
     "sessions": {"tornado", "jupyter_server", "IPython", "textual", "jupyter_client"},
+    "notebooks": {"tornado", "jupyter_server", "IPython", "textual"},
     "protocol": {"tornado", "jupyter_server", "IPython", "textual"},
     "connection": {"tornado", "jupyter_server", "IPython", "textual"},
     "runtime": {"tornado", "jupyter_server", "textual"},

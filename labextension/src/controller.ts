@@ -35,6 +35,8 @@ export type { IControllerOptions } from './sessionview';
 /** How a message is sent: a new prompt, steering the run going on, or a follow-up after it. */
 export type SendMode = 'prompt' | 'steer' | 'followUp';
 
+/** The server capability of sessions tied to a notebook, run in its kernel (`protocol/version.py`). */
+const NOTEBOOK_SESSIONS = 'notebook-sessions';
 /** The server capability that lets `chat/command export` write notebooks (`protocol/version.py`). */
 export const EXPORT_IPYNB = 'export-ipynb';
 
@@ -105,11 +107,18 @@ export class ChatController extends SessionView {
     this.notify();
   }
 
-  /** A fresh session with the model picked in this browser, else the server's default, shown at once. */
-  async newSession(): Promise<void> {
+  /**
+   * A fresh session with the model picked in this browser, else the server's default, shown at once;
+   * with `notebookPath`, tied to that notebook (its code runs in the notebook's kernel) on a server that
+   * can (capability `notebook-sessions`).
+   */
+  async newSession(notebookPath?: string): Promise<void> {
+    const offered = this.handshake?.kind === 'ok' ? this.handshake.info.capabilities : [];
+    const tie = notebookPath && offered.includes(NOTEBOOK_SESSIONS) ? { notebookPath } : {};
     const response = await this.client.newSession({
       model: this.pendingModel,
-      thinkingLevel: this.pendingModel ? this.pendingThinking : null
+      thinkingLevel: this.pendingModel ? this.pendingThinking : null,
+      ...tie
     });
     const unsent = this.state.sessionId ? [] : this.state.messages.filter(m => m.failed);
     this.show({ session: response.session, messages: response.messages ?? [], cursor: 0 });

@@ -23,8 +23,18 @@ interface ICellLike {
 }
 
 interface INotebookPanelLike extends Widget {
-  readonly content: { readonly activeCell: ICellLike | null; readonly widgets: readonly ICellLike[] };
-  readonly context: { readonly path: string; readonly ready: Promise<void> };
+  readonly content: {
+    readonly activeCell: ICellLike | null;
+    readonly widgets: readonly ICellLike[];
+    activeCellIndex: number;
+    scrollToItem?(index: number): Promise<void>;
+  };
+  readonly context: {
+    readonly path: string;
+    readonly ready: Promise<void>;
+    readonly model: { readonly dirty: boolean; readonly collaborative?: boolean };
+    revert(): Promise<void>;
+  };
   readonly sessionContext?: { readonly ready: Promise<void> };
 }
 
@@ -166,6 +176,48 @@ export class JupyterActions implements IJupyterActions {
     }
     await this.app.commands.execute('docmanager:open', { path });
     return true;
+  }
+
+  /** The notebook open at `path`, if any. */
+  private openNotebook(path: string): INotebookPanelLike | null {
+    for (const widget of this.app.shell.widgets('main')) {
+      const notebook = asNotebook(widget);
+      if (notebook?.context.path === path) {
+        return notebook;
+      }
+    }
+    return null;
+  }
+
+  async openNotebookCell(path: string, cellId: string): Promise<void> {
+    const opened: unknown = await this.app.commands.execute('docmanager:open', { path });
+    const notebook = asNotebook(opened as Widget) ?? this.openNotebook(path);
+    if (!notebook) {
+      return;
+    }
+    await notebook.context.ready;
+    this.app.shell.activateById(notebook.id);
+    const index = notebook.content.widgets.findIndex(cell => cell.model.id === cellId);
+    if (index >= 0) {
+      notebook.content.activeCellIndex = index;
+      await notebook.content.scrollToItem?.(index);
+    }
+  }
+
+  async showSavedNotebook(path: string): Promise<'reloaded' | 'unsaved' | 'live' | 'closed'> {
+    const notebook = this.openNotebook(path);
+    if (!notebook) {
+      return 'closed';
+    }
+    const model = notebook.context.model;
+    if (model.collaborative) {
+      return 'live';
+    }
+    if (model.dirty) {
+      return 'unsaved';
+    }
+    await notebook.context.revert();
+    return 'reloaded';
   }
 
   async openKernelConsole(kernelId: string): Promise<void> {

@@ -51,7 +51,7 @@ export async function openNotebookSession(controller: ChatController, path: stri
       await controller.openSession(sessionId);
     }
   } else {
-    await controller.newSession();
+    await controller.newSession(path);
     sessionId = controller.state.sessionId ?? undefined;
     if (!sessionId) {
       return;

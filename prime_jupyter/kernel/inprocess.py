@@ -291,6 +291,9 @@ class InProcessLauncher:
     user's own kernel, where no bootstrap cell runs (`IpythonKernelProvisioner`) and the helpers are
     `__prime__` (`tools.ipython`)."""
 
+    shares_process = True
+    """Its kernel is the process it runs in: whatever runs there runs in the user's own cell."""
+
     def __init__(self, shell: Any, channel: ShellChannel | None = None, *, store_history: bool = True) -> None:
         self._ops = InProcessKernelOps(shell, channel, store_history=store_history)
 

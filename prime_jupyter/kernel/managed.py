@@ -60,10 +60,14 @@ class _Pending:
 class ManagedKernelOps:
     """One kernel of `manager`, connected and ready (build it with `await ManagedKernelOps.connect`)."""
 
-    def __init__(self, manager: MultiKernelManagerLike, kernel_id: str, *, poll_s: float = 0.2) -> None:
+    def __init__(
+        self, manager: MultiKernelManagerLike, kernel_id: str, *, poll_s: float = 0.2, borrowed: bool = False
+    ) -> None:
         self._manager = manager
         self._kernel_id = kernel_id
         self._poll_s = poll_s
+        self.borrowed = borrowed
+        """Someone else's kernel (a notebook's): `shutdown` only disconnects, its restarter stays theirs."""
         self._client: Any = None
         self._pid: object = None
         self._pending: _Pending | None = None
@@ -79,6 +83,16 @@ class ManagedKernelOps:
         km.stop_restarter()
         km.autorestart = False
         reaper.track(km)
+        await ops._connect(ready_timeout)
+        return ops
+
+    @classmethod
+    async def attach(
+        cls, manager: MultiKernelManagerLike, kernel_id: str, *, ready_timeout: float = 60.0
+    ) -> ManagedKernelOps:
+        """Connect to a kernel that stays someone else's (a notebook's own): its restarter and reaping are
+        left as they are, and `shutdown` only closes our connection."""
+        ops = cls(manager, kernel_id, borrowed=True)
         await ops._connect(ready_timeout)
         return ops
 
@@ -131,6 +145,8 @@ class ManagedKernelOps:
 
     async def shutdown(self) -> None:
         self._close_client()
+        if self.borrowed:
+            return
         km = self._lookup()
         if km is None:
             return

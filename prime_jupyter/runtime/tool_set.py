@@ -21,11 +21,18 @@ from prime_jupyter.errors import ConfigError
 if TYPE_CHECKING:
     from prime_jupyter.kernel.ops import KernelLauncher
     from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
+    from prime_jupyter.notebooks.workspace import NotebookWorkspace
 
 __all__ = ["ALL_TOOLS", "DEFAULT_TOOLS", "AnyTool", "CallRunner", "ToolSet", "build_tool_set", "function_tool"]
 
-ALL_TOOLS = ("ipython", "read", "write", "edit", "bash", "ask")
-DEFAULT_TOOLS = ("ipython",)
+ALL_TOOLS = ("ipython", "notebook_read", "notebook_edit", "notebook_run", "read", "write", "edit", "bash", "ask")
+NOTEBOOK_TOOLS = ("notebook_read", "notebook_edit", "notebook_run")
+DEFAULT_TOOLS = ("ipython", *NOTEBOOK_TOOLS)
+
+NOTEBOOK_GUIDANCE = """\
+notebook_read / notebook_edit / notebook_run - the user's Jupyter notebooks (.ipynb): read cells with their \
+ids, change them by id (read a cell before you replace, delete or move it), run them in the notebook's own \
+kernel (its variables are the notebook's, not the ipython tool's). Never use write or edit on .ipynb files."""
 
 
 @dataclass
@@ -36,6 +43,8 @@ class ToolSet:
     prewarm: Callable[[], None] | None = None
     kernel: IpythonKernelProvisioner | None = None
     """The kernel of the `ipython` tool, when the set has it."""
+    notebooks: NotebookWorkspace | None = None
+    """What the notebook tools share, when the set has them."""
 
 
 @dataclass(frozen=True)
@@ -46,32 +55,100 @@ class KernelConfig:
     """Where kernels come from; None: the process's shared local launcher (jupyter_client)."""
 
 
-def build_tool_set(names: list[str], cwd: Path, model: Model, kernel: KernelConfig | None = None) -> ToolSet:
+def build_tool_set(
+    names: list[str],
+    cwd: Path,
+    model: Model,
+    kernel: KernelConfig | None = None,
+    notebooks: Callable[[], NotebookWorkspace] | None = None,
+    notebook: str | None = None,
+    file_root: Path | None = None,
+) -> ToolSet:
+    """The tools named; `notebooks` makes the notebook tools' workspace (default: notebooks on disk under
+    `cwd`, each with a kernel of its own from the local launcher). With `notebook` (a path), the session
+    is tied to that notebook: its `ipython` tool runs in the notebook's own kernel. `file_root` confines
+    `read`, `write` and `edit` (a server's root; None: they act anywhere)."""
     unknown = [n for n in names if n not in ALL_TOOLS or n == "ask"]
     if unknown:
         raise ConfigError(f"unknown tool(s) {', '.join(unknown)}: choose from {', '.join(ALL_TOOLS)}")
     result = ToolSet()
+    config = kernel or KernelConfig()
+    make = notebooks or (lambda: _disk_workspace(cwd, config))
     for name in names:
-        if name == "ipython":
-            _add_ipython(result, cwd, model, kernel or KernelConfig())
+        if name == "ipython" and notebook is not None:
+            _add_notebook_ipython(result, notebook, model, config, make)
+        elif name == "ipython":
+            _add_ipython(result, cwd, model, config)
+        elif name in NOTEBOOK_TOOLS:
+            _add_notebook_tool(result, name, model, make)
         else:
-            result.tools.append(_pi_tool(name, str(cwd)))
+            result.tools.append(_pi_tool(name, str(cwd), str(file_root) if file_root is not None else None))
     return result
 
 
-def _pi_tool(name: str, cwd: str) -> AnyTool:
+def _disk_workspace(cwd: Path, kernel: KernelConfig) -> NotebookWorkspace:
+    from prime_jupyter.kernel.launchers import shared_local_launcher
+    from prime_jupyter.notebooks.kernels import LocalNotebookKernels
+    from prime_jupyter.notebooks.store import DiskNotebookStore
+    from prime_jupyter.notebooks.workspace import NotebookWorkspace
+
+    kernels = LocalNotebookKernels(shared_local_launcher())
+    return NotebookWorkspace(
+        DiskNotebookStore(str(cwd)), kernels, kernel_name=kernel.kernel_name, timeout_s=kernel.timeout_s
+    )
+
+
+def _workspace(result: ToolSet, make: Callable[[], NotebookWorkspace]) -> NotebookWorkspace:
+    if result.notebooks is None:
+        result.notebooks = make()
+        result.disposers.append(result.notebooks.dispose)
+    return result.notebooks
+
+
+def _add_notebook_ipython(
+    result: ToolSet, notebook: str, model: Model, kernel: KernelConfig, make: Callable[[], NotebookWorkspace]
+) -> None:
+    from prime_jupyter.tools.ipython import NOTEBOOK_KERNEL_PROMPT, make_ipython_tool
+
+    provisioner = _workspace(result, make).provisioner_at(notebook)
+    result.tools.append(make_ipython_tool(provisioner, accepts_images=model.accepts_images, timeout_s=kernel.timeout_s))
+    prompt = NOTEBOOK_KERNEL_PROMPT.format(path=notebook)
+    result.guidance = "\n\n".join(part for part in (prompt, result.guidance) if part)
+    result.prewarm = provisioner.prewarm
+    result.kernel = provisioner
+
+
+def _add_notebook_tool(result: ToolSet, name: str, model: Model, make: Callable[[], NotebookWorkspace]) -> None:
+    if NOTEBOOK_GUIDANCE not in result.guidance:
+        result.guidance = "\n\n".join(part for part in (result.guidance, NOTEBOOK_GUIDANCE) if part)
+    workspace = _workspace(result, make)
+    if name == "notebook_read":
+        from prime_jupyter.tools.notebook_read import make_notebook_read_tool
+
+        result.tools.append(make_notebook_read_tool(workspace, accepts_images=model.accepts_images))
+    elif name == "notebook_edit":
+        from prime_jupyter.tools.notebook_edit import make_notebook_edit_tool
+
+        result.tools.append(make_notebook_edit_tool(workspace))
+    else:
+        from prime_jupyter.tools.notebook_run import make_notebook_run_tool
+
+        result.tools.append(make_notebook_run_tool(workspace, accepts_images=model.accepts_images))
+
+
+def _pi_tool(name: str, cwd: str, root: str | None) -> AnyTool:
     if name == "read":
         from prime_jupyter.tools.read import make_read_tool
 
-        return make_read_tool(cwd)
+        return make_read_tool(cwd, root)
     if name == "write":
         from prime_jupyter.tools.write import make_write_tool
 
-        return make_write_tool(cwd)
+        return make_write_tool(cwd, root)
     if name == "edit":
         from prime_jupyter.tools.edit import make_edit_tool
 
-        return make_edit_tool(cwd)
+        return make_edit_tool(cwd, root)
     from prime_jupyter.tools.bash import make_bash_tool
 
     return make_bash_tool(cwd)
@@ -88,7 +165,7 @@ def _add_ipython(result: ToolSet, cwd: Path, model: Model, kernel: KernelConfig)
         launcher=kernel.kernel_launcher,
     )
     result.tools.append(tool)
-    result.guidance = guidance
+    result.guidance = "\n\n".join(part for part in (guidance, result.guidance) if part)
     result.disposers.append(provisioner.dispose)
     result.prewarm = provisioner.prewarm
     result.kernel = provisioner

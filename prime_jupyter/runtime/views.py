@@ -18,6 +18,7 @@ from prime_jupyter.protocol.common import CompactResult, ModelRef, SessionSummar
 from prime_jupyter.protocol.snapshot import AttachSnapshot, ConnectionState, SessionView
 from prime_jupyter.protocol.turns import TurnCut
 from prime_jupyter.runtime.agent_session import AgentSession
+from prime_jupyter.runtime.permissions import PERMISSION_MODES
 from prime_jupyter.sessions.context import entry_message, to_llm_message
 from prime_jupyter.sessions.entries import BashExecutionMessage, MessageEntry
 from prime_jupyter.sessions.listing import SessionInfo
@@ -109,6 +110,8 @@ def connection_state(session: AgentSession) -> ConnectionState:
         model=ModelRef(provider=session.model.provider, id=session.model.id),
         thinking_level=session.thinking_level,
         available_thinking_levels=list(supported_thinking_levels(session.model)),
+        permission_mode=session.permission_mode,
+        allowed_permission_modes=list(session.allowed_permission_modes or PERMISSION_MODES),
         is_streaming=session.is_running,
         steering=session.steering.texts(),
         follow_up=session.follow_ups.texts(),

@@ -14,11 +14,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from prime_jupyter._atomic import atomic_write
 from prime_jupyter.agent.tool import AgentTool, AgentToolResult, ToolUpdate, text_result
 from prime_jupyter.ai.abort import AbortedError, AbortSignal
 from prime_jupyter.errors import ToolError
-from prime_jupyter.tools._atomic import atomic_write
-from prime_jupyter.tools._paths import display_path, os_error, resolve_path
+from prime_jupyter.tools._paths import display_path, os_error, refuse_notebook, resolve_path
 from prime_jupyter.tools._replace import Replacement, apply_replacements
 from prime_jupyter.tools._truncate import format_size, truncate_head
 
@@ -60,15 +60,16 @@ class _Form:
         return _BOM + text if self.bom else text
 
 
-def make_edit_tool(cwd: str) -> AgentTool[EditParams]:
-    """The `edit` tool, resolving relative paths against `cwd`."""
+def make_edit_tool(cwd: str, root: str | None = None) -> AgentTool[EditParams]:
+    """The `edit` tool, resolving relative paths against `cwd`; with `root`, only inside it."""
 
     async def execute(
         tool_call_id: str, params: EditParams, signal: AbortSignal, on_update: ToolUpdate
     ) -> AgentToolResult:
         if signal.aborted:  # checked once: a started edit is short and is not interrupted halfway
             raise AbortedError(signal.reason or "aborted")
-        path = resolve_path(params.path, cwd)
+        path = resolve_path(params.path, cwd, root)
+        refuse_notebook(path, "edit")
         return await asyncio.to_thread(_edit, path, params, display_path(path, cwd))
 
     return AgentTool(

@@ -29,7 +29,14 @@ from prime_jupyter.kernel.ops import KernelError, KernelLauncher
 from prime_jupyter.kernel.outputs import OutputAccumulator
 from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
 
-__all__ = ["IPYTHON_TOOL_PROMPT", "NOTEBOOK_TOOL_PROMPT", "IpythonParams", "make_ipython_tool", "make_kernel_tool"]
+__all__ = [
+    "IPYTHON_TOOL_PROMPT",
+    "NOTEBOOK_KERNEL_PROMPT",
+    "NOTEBOOK_TOOL_PROMPT",
+    "IpythonParams",
+    "make_ipython_tool",
+    "make_kernel_tool",
+]
 
 _PROMPT = """\
 ipython - your hands: {kernel}
@@ -53,6 +60,14 @@ NOTEBOOK_TOOL_PROMPT = _PROMPT.format(
     helpers=f"{HELPERS_NAME}.",
 )
 """In the user's notebook kernel the helpers are under one name (`kernel.guest`), IPython's `%%bash` is theirs."""
+
+NOTEBOOK_KERNEL_PROMPT = """\
+ipython - your hands: this session is tied to the notebook {path}, and ipython runs in that notebook's \
+own kernel, the one the user's cells run in: the notebook's variables (a `df` the user loaded) are \
+there, and what you define there the user's cells see. Do not restart or shut it down; do not \
+overwrite the user's variables unless asked; print summaries, not whole datasets (output is capped).
+- Shell: `!cmd` for one-liners, a `%%bash` cell for a script. Read and change files with the read and \
+edit tools or Python; change the notebook itself with notebook_edit and run its cells with notebook_run."""
 
 _DESCRIPTION = """\
 Run Python code in a persistent IPython kernel (state persists between calls) and get its stdout, \

@@ -6,10 +6,10 @@ import asyncio
 
 from pydantic import BaseModel, Field, JsonValue
 
+from prime_jupyter._atomic import atomic_write
 from prime_jupyter.agent.tool import AgentTool, AgentToolResult, ToolUpdate, text_result
 from prime_jupyter.ai.abort import AbortedError, AbortSignal
-from prime_jupyter.tools._atomic import atomic_write
-from prime_jupyter.tools._paths import display_path, os_error, resolve_path
+from prime_jupyter.tools._paths import display_path, os_error, refuse_notebook, resolve_path
 
 __all__ = ["WriteParams", "make_write_tool"]
 
@@ -25,15 +25,16 @@ class WriteParams(BaseModel):
     content: str = Field(description="The complete new contents of the file (written as UTF-8).")
 
 
-def make_write_tool(cwd: str) -> AgentTool[WriteParams]:
-    """The `write` tool, resolving relative paths against `cwd`."""
+def make_write_tool(cwd: str, root: str | None = None) -> AgentTool[WriteParams]:
+    """The `write` tool, resolving relative paths against `cwd`; with `root`, only inside it."""
 
     async def execute(
         tool_call_id: str, params: WriteParams, signal: AbortSignal, on_update: ToolUpdate
     ) -> AgentToolResult:
         if signal.aborted:  # checked once: a started write is short and is not interrupted halfway
             raise AbortedError(signal.reason or "aborted")
-        path = resolve_path(params.path, cwd)
+        path = resolve_path(params.path, cwd, root)
+        refuse_notebook(path, "write")
         data = params.content.encode("utf-8", "replace")
         try:
             created = await asyncio.to_thread(atomic_write, path, data)

@@ -14,7 +14,7 @@ import json
 import pytest
 from kit.browser import NOTEBOOK_DRIVER, SCREENSHOTS, Lab, run_scenario
 
-from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text
+from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -45,3 +45,43 @@ def test_insert_puts_the_code_in_a_new_cell_with_provenance_in_its_metadata(lab:
     assert provenance is not None, "the inserted cell has no prime metadata"
     assert provenance["model"] == "scripted/m1" and provenance["entry"] and provenance["session"]
     assert origin == f"# prime: session {provenance['session']}, entry {provenance['entry']}, model scripted/m1"
+
+
+AGENT_LINE = "print('from the agent', 6 * 7)"
+
+
+def test_the_agents_cell_and_its_output_appear_in_the_open_notebook(lab: Lab, turns: ScriptedLLMServer) -> None:
+    path = "agent-edit.ipynb"
+    edit = {"path": path, "edits": [{"action": "insert", "after": "first", "source": AGENT_LINE}]}
+    turns.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="notebook_edit", arguments=edit)]),
+        ScriptedTurn(blocks=[ToolCall(name="notebook_run", arguments={"path": path})]),
+        ScriptedTurn(blocks=[Text(text="Added and ran it.")]),
+    )
+    params = {
+        "path": path,
+        "cells": [{"id": "first", "source": "x = 1"}],
+        "prompt": "add a cell that prints 42 and run the notebook",
+        "expectSource": AGENT_LINE,
+        "expectOutput": "from the agent 42",
+    }
+    report = run_scenario(lab, "agent-edits-open-notebook", params, driver=NOTEBOOK_DRIVER)
+    sources = [cell["source"] for cell in report["facts"]]
+    assert sources[:2] == ["x = 1", AGENT_LINE], report
+    assert "from the agent 42" in report["facts"][1]["text"]
+    assert report["inserted"] == 1 and report["active"] == 1  # the card's Open link went to the cell
+    assert any(card.startswith("Inserted code cell") for card in report["cards"]), report["cards"]
+    assert (SCREENSHOTS / "notebook-04-agent-edit.png").exists()
+
+
+def test_ask_about_a_cell_runs_the_agents_code_where_df_exists(lab: Lab, turns: ScriptedLLMServer) -> None:
+    turns.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="ipython", arguments={"code": "print(df.shape)"})]),
+        ScriptedTurn(blocks=[Text(text="df has 3 rows and 1 column.")]),
+    )
+    setup = "import pandas as pd\ndf = pd.DataFrame({'a': [1, 2, 3]})"
+    params = {"path": "asked.ipynb", "setup": setup, "prompt": "what shape has df?"}
+    report = run_scenario(lab, "ask-about-df", params, driver=NOTEBOOK_DRIVER)
+    assert "(3, 1)" in report["tool"], report
+    assert "NameError" not in report["tool"]
+    assert "(3, 1)" in json.dumps(turns.requests[-1].body)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -87,6 +90,16 @@ def test_stdin_and_at_files_are_merged_into_the_prompt(agent_dir: Path, llm: Scr
     assert "summarise" in sent and "NOTE-CONTENT" in sent and "PIPED-INPUT" in sent
     missing = prime(agent_dir, "-p", "x", "@nope.txt")
     assert missing.returncode == 2 and "nope.txt" in missing.stderr
+
+
+def test_an_at_file_that_is_no_regular_file_is_refused_at_once(agent_dir: Path, llm: ScriptedLLMServer) -> None:
+    """Regression (issue 27, item 4): `@fifo` never returned, `@/dev/zero` ended in a MemoryError."""
+    os.mkfifo(agent_dir.parent / "pipe")
+    for word in ("@pipe", "@/dev/zero"):
+        done = prime(agent_dir, "-p", "x", word)
+        assert done.returncode == 2 and "not a regular file" in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr
+    assert llm.requests == []
 
 
 def test_continue_and_resume_carry_the_conversation(agent_dir: Path, llm: ScriptedLLMServer) -> None:
@@ -326,3 +339,41 @@ def test_an_acknowledged_prompt_survives_a_kill_before_the_answer(agent_dir: Pat
     (path,) = (agent_dir / "sessions").glob("*.jsonl")
     entry = SessionManager.open(path).get_entry(acknowledged["entryId"])
     assert isinstance(entry, MessageEntry) and "keep me" in json.dumps(entry.message.model_dump(mode="json"))
+
+
+def group_members(pgid: int) -> list[int]:
+    """The live (not zombie) processes of a process group, from /proc."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[0] != "Z" and int(fields[2]) == pgid:
+            members.append(int(entry.name))
+    return members
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process groups from /proc")
+def test_the_bash_tools_processes_die_with_the_app(agent_dir: Path, llm: ScriptedLLMServer) -> None:
+    """Regression (issue 27, item 7): the app killed with SIGKILL left the bash tool's children running."""
+    command = "sleep 1001 >/dev/null 2>&1 & echo group $$; sleep 1002"
+    llm.enqueue(ScriptedTurn(blocks=[ToolCall(name="bash", arguments={"command": command})]))
+    environment = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    environment.update({"PRIME_AGENT_DIR": str(agent_dir), "PYTHONPATH": str(ROOT)})
+    run_it = [sys.executable, "-m", "prime_jupyter.cli", "--model", "scripted/m1", "--tools", "bash"]
+    with subprocess.Popen(
+        [*run_it, "--mode", "json", "-p", "go"], stdout=subprocess.PIPE, env=environment, cwd=agent_dir.parent
+    ) as run:
+        assert run.stdout is not None
+        started = next(found for line in iter(run.stdout.readline, b"") if (found := re.search(rb"group (\d+)", line)))
+        pgid = int(started[1])
+        run.kill()
+    try:
+        deadline = time.monotonic() + 30
+        while group_members(pgid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert group_members(pgid) == []
+    finally:
+        with contextlib.suppress(OSError):
+            os.killpg(pgid, signal.SIGKILL)

@@ -32,6 +32,7 @@ def write_cli_agent_dir(home: Path, llm: ScriptedLLMServer) -> None:
         },
     }
     (home / "models.json").write_text(json.dumps({"providers": providers}))
+    (home / "settings.json").write_text(json.dumps({"permissionMode": "auto"}))  # tools run without asking
 
 
 def cli_env(agent_dir: Path, extra: dict[str, str] | None = None) -> dict[str, str]:

@@ -127,10 +127,24 @@ def test_in_out_and_the_last_error_can_be_referenced(kernel: Kernel, llm: Script
     assert "In: 6 * 7 Out: 42 Err: " in sent and "NameError" in sent
 
 
-def test_a_failed_model_call_shows_its_error_in_the_cell(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+def test_a_failed_model_call_shows_its_error_then_fails_the_cell(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    """Regression (issue 27, item 5): the error was only printed, so "Run all" carried on past it."""
     llm.enqueue(ScriptedTurn(fault=HttpError(status=400, message="this request is invalid")))
     cell = kernel.run("%%prime\nanything")
-    assert cell.status == "ok" and "this request is invalid" in cell.text()
+    shown = [m for m in cell.of_type("display_data", "update_display_data") if "invalid" in str(m["content"])]
+    [error] = [m["content"] for m in cell.of_type("error")]
+    assert cell.status == "error" and shown and cell.reply["ename"] == "RunFailedError"
+    assert "this request is invalid" in error["evalue"] and error["traceback"] == [f"RunFailedError: {error['evalue']}"]
+
+
+def test_no_raise_only_shows_the_error(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(fault=HttpError(status=400, message="this request is invalid")))
+    cell = kernel.run("%%prime --no-raise\nanything")
+    assert cell.status == "ok" and "this request is invalid" in cell.text() and not cell.of_type("error")
+    llm.enqueue(ScriptedTurn(fault=HttpError(status=400, message="this request is invalid")))
+    assert kernel.run('%prime ask --no-raise "anything"').status == "ok"
+    llm.enqueue(ScriptedTurn(fault=HttpError(status=400, message="this request is invalid")))
+    assert kernel.run('%prime ask "anything"').status == "error"
 
 
 def test_insert_puts_the_answers_code_in_a_new_cell_with_its_provenance(kernel: Kernel, llm: ScriptedLLMServer) -> None:

@@ -22,6 +22,14 @@ export interface IJupyterActions {
   replaceCell(target: ICellTarget, code: string): boolean;
   /** Open a console attached to the kernel with `kernelId`. */
   openKernelConsole(kernelId: string): Promise<void>;
+  /** Open the notebook at `path` (relative to the server's root) with the cell `cellId` active and shown. */
+  openNotebookCell(path: string, cellId: string): Promise<void>;
+  /**
+   * Show what the agent just saved into the notebook at `path` when it is open: reload it from disk when
+   * it has no unsaved changes ('reloaded'); 'unsaved' when it has some (nothing is touched); 'live' when
+   * the notebook is collaborative (the change is already there); 'closed' when it is not open.
+   */
+  showSavedNotebook(path: string): Promise<'reloaded' | 'unsaved' | 'live' | 'closed'>;
 }
 
 export interface IPanelContext {

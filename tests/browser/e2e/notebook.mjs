@@ -82,7 +82,108 @@ function insertedFacts(lab, prefix) {
 /** How the magics start the source of a cell they insert. */
 const PROVENANCE_LINE = '# prime:';
 
+/** Save `cells` (`[{id, source}]`, code cells) as the notebook `path`, through Lab's contents service. */
+async function saveNotebook(lab, path, cells) {
+  await lab.page.evaluate(
+    async ([p, list]) => {
+      const content = {
+        nbformat: 4,
+        nbformat_minor: 5,
+        metadata: { kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' } },
+        cells: list.map(c => ({ cell_type: 'code', id: c.id, source: c.source, metadata: {}, outputs: [], execution_count: null }))
+      };
+      await window.jupyterapp.serviceManager.contents.save(p, { type: 'notebook', format: 'json', content });
+    },
+    [path, cells]
+  );
+}
+
+/** Open the notebook `path` in Lab, its kernel ready, and keep it as `window.primeNotebook`. */
+async function openNotebook(lab, path) {
+  await lab.page.evaluate(async p => {
+    const panel = await window.jupyterapp.commands.execute('docmanager:open', { path: p });
+    await panel.context.ready;
+    await panel.sessionContext.ready;
+    window.primeNotebook = panel;
+    window.jupyterapp.shell.activateById(panel.id);
+  }, path);
+  await lab.page.waitForSelector('.jp-NotebookPanel .jp-Notebook .jp-Cell', { timeout: WAIT });
+}
+
+/** Every cell of the open notebook: source and outputs' text. */
+function notebookFacts(lab) {
+  return lab.page.evaluate(() =>
+    window.primeNotebook.content.widgets.map(cell => ({
+      id: cell.model.id,
+      source: cell.model.sharedModel.getSource(),
+      text: [...cell.node.querySelectorAll('.jp-OutputArea-output')].map(o => o.innerText).join('\n')
+    }))
+  );
+}
+
 const scenarios = {
+  /**
+   * The agent inserts a cell into the notebook the user has open and runs it: the open notebook shows the
+   * new cell and its output, and the card's Open link makes that cell the active one.
+   */
+  async 'agent-edits-open-notebook'(lab, { path, cells, prompt, expectSource, expectOutput }) {
+    await lab.load({ reset: true });
+    await saveNotebook(lab, path, cells);
+    await openNotebook(lab, path);
+    await lab.openPanel();
+    await lab.ready();
+    await lab.newSession();
+    await lab.send(prompt);
+    await lab.idle();
+    await lab.page.waitForFunction(
+      ([src, out]) =>
+        window.primeNotebook.content.widgets.some(
+          c =>
+            c.model.sharedModel.getSource() === src &&
+            [...c.node.querySelectorAll('.jp-OutputArea-output')].some(o => o.innerText.includes(out))
+        ),
+      [expectSource, expectOutput],
+      { timeout: WAIT }
+    );
+    await lab.shot('notebook-04-agent-edit');
+    const facts = await notebookFacts(lab);
+    const inserted = facts.findIndex(c => c.source === expectSource);
+    await lab.page.evaluate(() => {
+      window.primeNotebook.content.activeCellIndex = 0;
+    });
+    await lab.page.click('.jp-PrimeNotebookChange-open');
+    await lab.page.waitForFunction(i => window.primeNotebook.content.activeCellIndex === i, inserted, { timeout: WAIT });
+    const cards = await lab.page.evaluate(() =>
+      [...document.querySelectorAll('.jp-PrimeNotebookChange-head')].map(n => n.textContent)
+    );
+    return { facts, inserted, active: await lab.page.evaluate(() => window.primeNotebook.content.activeCellIndex), cards };
+  },
+
+  /** "Ask Prime about this cell" on a cell that made `df`: the agent's code runs where `df` exists. */
+  async 'ask-about-df'(lab, { path, setup, prompt }) {
+    await lab.load({ reset: true });
+    await saveNotebook(lab, path, [{ id: 'setup', source: setup }]);
+    await openNotebook(lab, path);
+    await lab.page.evaluate(() => {
+      window.primeNotebook.content.activeCellIndex = 0;
+      void window.jupyterapp.commands.execute('notebook:run-cell');
+    });
+    await waitForExecuted(lab, 0);
+    await lab.page.evaluate(() => {
+      window.primeNotebook.content.activeCellIndex = 0;
+    });
+    await lab.command('prime:ask-about-cell');
+    await lab.page.waitForSelector(`.jp-PrimePanel:visible`);
+    await lab.page.waitForFunction(sel => (document.querySelector(sel)?.value ?? '').includes('About this cell'), '.jp-PrimeComposer-prompt', { timeout: WAIT });
+    await lab.send(prompt);
+    await lab.idle();
+    await lab.shot('notebook-05-ask-about-df');
+    const tool = await lab.page.evaluate(() =>
+      [...document.querySelectorAll('.jp-PrimeTool')].map(n => n.textContent).join('\n')
+    );
+    return { tool };
+  },
+
   /** `%load_ext prime_jupyter`, then a `%%prime` cell whose answer streams into the cell's output. */
   async 'prime-cell'(lab, { prompt, expect, partial }) {
     await lab.load({ reset: true });
