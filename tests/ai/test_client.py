@@ -293,6 +293,22 @@ async def test_a_refused_connection_names_the_url_without_its_secrets() -> None:
 
 
 @pytest.mark.asyncio
+async def test_a_urls_password_is_basic_auth_and_never_logged(
+    llm: ScriptedLLMServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """httpx logs each request's URL at INFO; a gateway's `user:password@` in a base URL stays out of it.
+    The provider's own `authorization` (its key) wins over the URL's, as it did before httpx."""
+    caplog.set_level("INFO")
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="one")]), ScriptedTurn(blocks=[Text(text="two")]))
+    url = llm.base_url.replace("http://", "http://me:pa%40ss@") + "/v1/messages"
+    async with post_stream(url, {"anthropic-version": "2026-10-21"}, BODY, 30) as response:
+        await response.aread()
+    await post(url)
+    assert [r.headers["authorization"] for r in llm.requests] == ["Basic bWU6cGFAc3M=", f"Bearer {KEY}"]
+    assert "pa%40ss" not in caplog.text and "bWU6" not in caplog.text and KEY not in caplog.text
+
+
+@pytest.mark.asyncio
 async def test_a_silent_server_times_out() -> None:
     async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await read_request(reader)

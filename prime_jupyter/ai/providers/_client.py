@@ -38,7 +38,7 @@ import weakref
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from prime_jupyter.ai.errors import NotAnEventStream, ProviderConnectionError, ProviderSetupError, ProviderStatusError
 from prime_jupyter.ai.providers._body import Body, body_size, writes
@@ -185,6 +185,7 @@ async def _send(
     scheme = urlsplit(url).scheme.lower()
     if scheme not in ("http", "https"):
         raise ProviderSetupError(f"unsupported URL scheme {scheme!r} in {_shown(url)}: use http:// or https://")
+    url, headers = _without_userinfo(url, headers)
     if isinstance(body, bytes):
         content: bytes | _Pieces = body
     else:
@@ -197,6 +198,20 @@ async def _send(
         raise ProviderSetupError(f"the provider's URL {_shown(url)} is not valid: {exc}") from None
     except httpx.RequestError as exc:
         raise _unanswered(exc, _shown(url), timeouts) from None
+
+
+def _without_userinfo(url: str, headers: dict[str, str]) -> tuple[str, dict[str, str]]:
+    """The URL's `user:password@` as basic auth, unless the provider sends its own `authorization` (its
+    key wins, as before httpx), and the URL without it: httpx logs every request's URL at INFO."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url, headers
+    if "authorization" not in headers:
+        import base64
+
+        user_password = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}".encode()
+        headers = {**headers, "authorization": "Basic " + base64.b64encode(user_password).decode("ascii")}
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2])), headers
 
 
 class _Pieces:
