@@ -109,6 +109,7 @@ class AgentSession:
             interactive=interactive,
             timeout_s=settings.approval_timeout_s,
         )
+        self.approvals.restore(manager.entries)
 
     # --- state ----------------------------------------------------------------------------------
 

@@ -294,3 +294,20 @@ async def test_the_notebook_tools_are_classified_by_name(tmp_path: Path, llm: Sc
     await asyncio.wait_for(run, timeout=30)
     assert (tmp_path / "nb.ipynb").exists() and not results(session)[1].is_error
     await session.dispose()
+
+
+@pytest.mark.asyncio
+async def test_allow_always_rules_come_back_when_the_session_is_resumed(tmp_path: Path, llm: ScriptedLLMServer) -> None:
+    session = make_session(tmp_path, llm)
+    asked = Asked(session)
+    llm.enqueue(ScriptedTurn(blocks=[bash("git status")]), ScriptedTurn(blocks=[Text(text="ok")]))
+    run = asyncio.ensure_future(session.prompt("go"))
+    session.ui.answer((await asked.next()).question.id, SelectAnswer(option_ids=["allow_always"]))
+    await asyncio.wait_for(run, timeout=10)
+    path = session.transcript_path
+    await session.dispose()
+    resumed = make_session(tmp_path, llm, None, mode="resume", resume=str(path))
+    assert resumed.permission_mode == "ask"
+    assert resumed.permissions.decide("bash", {"command": "git status -s"}) == "allow"
+    assert resumed.permissions.decide("bash", {"command": "git push"}) == "ask"
+    await resumed.dispose()
