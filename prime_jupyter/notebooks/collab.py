@@ -91,7 +91,7 @@ class CollabNotebookStore:
             return await self.contents.load(path)
         if not _is_loaded(document):
             raise ToolError(f"{shown} is being opened in a collaborative session right now; try again in a moment")
-        return LoadedNotebook(key, shown, read_document(document), _version(document), kernel_path)
+        return LoadedNotebook(key, shown, read_document(document), _version(document), kernel_path, live=True)
 
     async def save(self, loaded: LoadedNotebook, content: Notebook) -> LoadedNotebook:
         document = await self.rooms.document(loaded.key)
@@ -103,7 +103,7 @@ class CollabNotebookStore:
         if document is None or _version(document) != loaded.version:
             raise NotebookChangedError(loaded.shown)
         apply_to_document(document, content)
-        return LoadedNotebook(loaded.key, loaded.shown, content, _version(document), loaded.kernel_path)
+        return LoadedNotebook(loaded.key, loaded.shown, content, _version(document), loaded.kernel_path, live=True)
 
 
 def _version(document: Any) -> str:

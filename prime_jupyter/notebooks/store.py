@@ -48,6 +48,9 @@ class LoadedNotebook:
     version: str | None
     kernel_path: str
     """The folder of the notebook, where its kernel runs (the server: an API path)."""
+    live: bool = False
+    """Open in a collaborative room: every save shows in the user's notebook at once and costs no file
+    write, so a run saves a cell's outputs as they arrive (`collab.py`)."""
 
 
 class NotebookStore(Protocol):

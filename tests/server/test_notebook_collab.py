@@ -213,3 +213,41 @@ async def test_a_notebook_nobody_has_open_is_edited_through_the_contents_manager
     # looking for its room neither opened one nor gave the file an id (the file id store is the server's)
     assert jp_serverapp.web_app.settings["file_id_manager"].get_id("closed.ipynb") is None
     assert not jp_serverapp.web_app.settings["jupyter_server_ydoc"].ywebsocket_server.rooms
+
+
+async def test_a_running_cells_outputs_reach_the_user_while_it_runs(
+    prime: PrimeClient,
+    llm: ScriptedLLMServer,
+    jp_root_dir: Path,
+    jp_serverapp: Any,
+    jp_auth_header: dict[str, str],
+    server_url: str,
+) -> None:
+    flag = jp_root_dir / "go-on"
+    code = (
+        "import os, time\n"
+        "print('first', flush=True)\n"
+        "deadline = time.monotonic() + 60\n"
+        f"while not os.path.exists({str(flag)!r}) and time.monotonic() < deadline:\n"
+        "    time.sleep(0.02)\n"
+        "print('second')"
+    )
+    (cell,) = write_notebook(jp_root_dir / "slow.ipynb", [nbformat.v4.new_code_cell(code)])
+    async with collaborator(server_url, jp_auth_header, "slow.ipynb") as user:
+        server = await room_document(jp_serverapp, "slow.ipynb")
+        enqueue(llm, [("notebook_run", {"path": "slow.ipynb"})])
+        turn = asyncio.create_task(prime.turn(await prime.new_session(), "run it"))
+        try:
+            # the cell waits for the flag, which the test sets only once the user saw its first line
+            seen = await converged(server, user, lambda nb: bool(nb["cells"][0]["outputs"]))
+            flag.touch()
+            frames = await turn
+        finally:
+            flag.touch()
+        assert seen["cells"][0]["outputs"] == [{"output_type": "stream", "name": "stdout", "text": "first\n"}]
+        assert seen["cells"][0]["execution_count"] is None
+        (part,) = tool_parts(frames)
+        assert part["state"] == "output-available", output_text(part)
+        done = await converged(server, user, lambda nb: nb["cells"][0]["execution_count"] == 1)
+    assert done["cells"][0]["id"] == cell
+    assert done["cells"][0]["outputs"] == [{"output_type": "stream", "name": "stdout", "text": "first\nsecond\n"}]
