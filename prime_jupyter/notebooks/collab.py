@@ -105,6 +105,17 @@ class CollabNotebookStore:
         apply_to_document(document, content)
         return LoadedNotebook(loaded.key, loaded.shown, content, _version(document), loaded.kernel_path, live=True)
 
+    async def show_running(self, loaded: LoadedNotebook, cell_id: str, running: bool) -> None:
+        if not loaded.live:
+            return await self.contents.show_running(loaded, cell_id, running)
+        document = await self.rooms.document(loaded.key)
+        for ycell in document.ycells if document is not None else ():
+            if ycell.get("id") == cell_id and ycell.get("cell_type") == "code":
+                state = "running" if running else "idle"  # what Lab's shared cell model shows as `[*]`
+                if ycell.get("execution_state") != state:
+                    ycell["execution_state"] = state
+                return
+
 
 def _version(document: Any) -> str:
     return _ROOM + bytes(document.ydoc.get_state()).hex()

@@ -84,6 +84,9 @@ class ContentsNotebookStore:
             raise ToolError(f"cannot write {loaded.shown}: {getattr(error, 'log_message', None) or error}") from error
         return LoadedNotebook(loaded.key, loaded.shown, content, _version_of(saved), loaded.kernel_path)
 
+    async def show_running(self, loaded: LoadedNotebook, cell_id: str, running: bool) -> None:
+        return None  # Lab shows a notebook's file as it was saved, not as it runs
+
     async def _current_version(self, key: str) -> str | None:
         try:
             model = await _call(self._cm.get(key, content=False, type="notebook"))

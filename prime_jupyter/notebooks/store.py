@@ -69,6 +69,11 @@ class NotebookStore(Protocol):
         `NotebookChangedError` when the notebook changed (or appeared, or went) since it was loaded."""
         ...
 
+    async def show_running(self, loaded: LoadedNotebook, cell_id: str, running: bool) -> None:
+        """Show whoever has the notebook open that the agent is running the cell (or no longer is), where
+        they can see it (a collaborative room: Lab's `[*]`); nothing elsewhere. Contract: must not raise."""
+        ...
+
 
 def parse_notebook(text: str | bytes, shown: str) -> Notebook:
     """An nbformat 4 notebook from a file's text; a `ToolError` naming the file when it is not one."""
@@ -127,6 +132,9 @@ class DiskNotebookStore:
     def locate(self, path: str) -> tuple[str, str, str]:
         full, shown = self._resolve(path)
         return str(full), shown, str(full.parent)
+
+    async def show_running(self, loaded: LoadedNotebook, cell_id: str, running: bool) -> None:
+        return None  # a file has no one watching it
 
     def _resolve(self, path: str) -> tuple[Path, str]:
         if not path.strip():

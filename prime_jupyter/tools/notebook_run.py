@@ -25,6 +25,7 @@ from prime_jupyter.kernel.budget import MAX_IMAGES, details_outputs, model_conte
 from prime_jupyter.kernel.execution import CellRun, run_cell
 from prime_jupyter.kernel.ops import KernelError
 from prime_jupyter.kernel.outputs import Output, OutputAccumulator
+from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
 from prime_jupyter.notebooks.cells import Cell, Notebook, cell_source, cells_of, find_cell, nbformat_output
 from prime_jupyter.notebooks.store import LoadedNotebook
 from prime_jupyter.notebooks.workspace import NotebookWorkspace
@@ -65,7 +66,7 @@ def make_notebook_run_tool(workspace: NotebookWorkspace, *, accepts_images: bool
                 failed = True
                 break
             try:
-                source, live = await _current_source(workspace, params.path, cell_id)
+                source, at = await _current_source(workspace, params.path, cell_id)
             except ToolError as error:
                 texts.append(f"cell {cell_id} did not run: {error}")
                 failed = True
@@ -76,25 +77,9 @@ def make_notebook_run_tool(workspace: NotebookWorkspace, *, accepts_images: bool
                     {"status": "running", "cellId": cell_id, "cells": ran},
                 )
             )
-            arriving = _LiveOutputs(workspace, params.path, cell_id) if live else None
-            try:
-                run = await run_cell(
-                    provisioner,
-                    source,
-                    timeout_s=workspace.timeout_s,
-                    signal=signal,
-                    on_output=arriving.arrived if arriving else None,
-                )
-            except KernelError as error:
-                raise ToolError(f"the notebook's kernel is not available: {error}") from error
-            finally:
-                if arriving is not None:
-                    await arriving.close()
-            outputs = _saved_outputs(run)
-            try:
-                await workspace.update(params.path, _saver(cell_id, outputs, run.execution_count))
-            except ToolError as error:
-                texts.append(f"cell {cell_id}: ran, but its outputs could not be saved: {error}")
+            run, unsaved = await _run_and_save(workspace, provisioner, (params.path, at), cell_id, source, signal)
+            if unsaved is not None:
+                texts.append(f"cell {cell_id}: ran, but its outputs could not be saved: {unsaved}")
                 failed = True
                 break
             content = model_content(
@@ -170,12 +155,49 @@ def _is_error(output: JsonValue) -> bool:
     return isinstance(output, dict) and output.get("output_type") == "error"
 
 
-async def _current_source(workspace: NotebookWorkspace, path: str, cell_id: str) -> tuple[str, bool]:
-    """The cell's source now, and whether the notebook is live (open in a collaborative room)."""
+async def _current_source(workspace: NotebookWorkspace, path: str, cell_id: str) -> tuple[str, LoadedNotebook]:
+    """The cell's source now, and the notebook it was read from."""
     loaded = await workspace.load(path)
     if loaded.content is None:
         raise ToolError(f"{loaded.shown} was deleted or renamed during the run")
-    return cell_source(find_cell(loaded.content, cell_id)[1]), loaded.live
+    return cell_source(find_cell(loaded.content, cell_id)[1]), loaded
+
+
+async def _run_and_save(
+    workspace: NotebookWorkspace,
+    provisioner: IpythonKernelProvisioner,
+    where: tuple[str, LoadedNotebook],
+    cell_id: str,
+    source: str,
+    signal: AbortSignal,
+) -> tuple[CellRun, str | None]:
+    """Run the cell and save its outputs (as they arrive, in a live notebook, which shows the cell running
+    meanwhile); the run, and why its outputs could not be saved (None: they were). `where`: the path as
+    the model gave it, and the notebook as the cell's source was read from it."""
+    path, at = where
+    arriving = _LiveOutputs(workspace, path, cell_id) if at.live else None
+    await workspace.store.show_running(at, cell_id, True)
+    try:
+        try:
+            run = await run_cell(
+                provisioner,
+                source,
+                timeout_s=workspace.timeout_s,
+                signal=signal,
+                on_output=arriving.arrived if arriving else None,
+            )
+        except KernelError as error:
+            raise ToolError(f"the notebook's kernel is not available: {error}") from error
+        finally:
+            if arriving is not None:
+                await arriving.close()
+        try:
+            await workspace.update(path, _saver(cell_id, _saved_outputs(run), run.execution_count))
+        except ToolError as error:
+            return run, str(error)
+        return run, None
+    finally:
+        await workspace.store.show_running(at, cell_id, False)
 
 
 class _LiveOutputs:

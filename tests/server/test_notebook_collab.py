@@ -215,7 +215,7 @@ async def test_a_notebook_nobody_has_open_is_edited_through_the_contents_manager
     assert not jp_serverapp.web_app.settings["jupyter_server_ydoc"].ywebsocket_server.rooms
 
 
-async def test_a_running_cells_outputs_reach_the_user_while_it_runs(
+async def test_the_user_sees_a_running_cell_running_and_its_outputs_as_they_arrive(
     prime: PrimeClient,
     llm: ScriptedLLMServer,
     jp_root_dir: Path,
@@ -240,14 +240,19 @@ async def test_a_running_cells_outputs_reach_the_user_while_it_runs(
         try:
             # the cell waits for the flag, which the test sets only once the user saw its first line
             seen = await converged(server, user, lambda nb: bool(nb["cells"][0]["outputs"]))
+            running = user.ycells[0].get("execution_state")  # Lab shows the cell as running: `[*]`
             flag.touch()
             frames = await turn
         finally:
             flag.touch()
         assert seen["cells"][0]["outputs"] == [{"output_type": "stream", "name": "stdout", "text": "first\n"}]
-        assert seen["cells"][0]["execution_count"] is None
+        assert seen["cells"][0]["execution_count"] is None and running == "running"
         (part,) = tool_parts(frames)
         assert part["state"] == "output-available", output_text(part)
-        done = await converged(server, user, lambda nb: nb["cells"][0]["execution_count"] == 1)
+
+        def finished(nb: dict[str, Any]) -> bool:
+            return bool(nb["cells"][0]["execution_count"] == 1 and user.ycells[0].get("execution_state") == "idle")
+
+        done = await converged(server, user, finished)
     assert done["cells"][0]["id"] == cell
     assert done["cells"][0]["outputs"] == [{"output_type": "stream", "name": "stdout", "text": "first\nsecond\n"}]
