@@ -105,6 +105,24 @@ class CollabNotebookStore:
         apply_to_document(document, content)
         return LoadedNotebook(loaded.key, loaded.shown, content, _version(document), loaded.kernel_path, live=True)
 
+    async def write_outputs(self, path: str, cell_id: str, outputs: list[JsonValue], count: int | None) -> bool:
+        """In a room: the one cell's outputs, not a whole-notebook diff (a run saves a few times a second,
+        and reading a notebook with many images takes tens of milliseconds)."""
+        key, shown, _ = self.locate(path)
+        document = await self.rooms.document(key)
+        if document is None or not _is_loaded(document):
+            return False
+        for ycell in document.ycells:
+            if ycell.get("id") == cell_id:
+                if ycell.get("cell_type") != "code":
+                    raise ToolError(f"cell {cell_id} of {shown} is no longer a code cell")
+                with document.ydoc.transaction():
+                    _set_outputs(ycell, outputs)
+                    if ycell.get("execution_count") != count:
+                        ycell["execution_count"] = count
+                return True
+        raise ToolError(f"cell {cell_id} is no longer in {shown} (it was deleted while it ran)")
+
     async def show_running(self, loaded: LoadedNotebook, cell_id: str, running: bool) -> None:
         if not loaded.live:
             return await self.contents.show_running(loaded, cell_id, running)

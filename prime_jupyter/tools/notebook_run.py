@@ -12,8 +12,6 @@ saved while the cell runs, a few times a second, so the user watches them arrive
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import cast
 
 from pydantic import BaseModel, Field, JsonValue
 
@@ -26,7 +24,7 @@ from prime_jupyter.kernel.execution import CellRun, run_cell
 from prime_jupyter.kernel.ops import KernelError
 from prime_jupyter.kernel.outputs import Output, OutputAccumulator
 from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
-from prime_jupyter.notebooks.cells import Cell, Notebook, cell_source, cells_of, find_cell, nbformat_output
+from prime_jupyter.notebooks.cells import Notebook, cell_source, cells_of, find_cell, nbformat_output
 from prime_jupyter.notebooks.store import LoadedNotebook
 from prime_jupyter.notebooks.workspace import NotebookWorkspace
 from prime_jupyter.tools._throttle import Throttle
@@ -192,7 +190,7 @@ async def _run_and_save(
             if arriving is not None:
                 await arriving.close()
         try:
-            await workspace.update(path, _saver(cell_id, _saved_outputs(run), run.execution_count))
+            await workspace.save_outputs(path, cell_id, _saved_outputs(run), run.execution_count)
         except ToolError as error:
             return run, str(error)
         return run, None
@@ -229,7 +227,7 @@ class _LiveOutputs:
             self._again = False
             outputs = _shaped(self._outputs.outputs()) if self._outputs is not None else []
             try:
-                await self._workspace.update(self._path, _saver(self._cell_id, outputs, None))
+                await self._workspace.save_outputs(self._path, self._cell_id, outputs, None)
             except ToolError:
                 return  # the run's own save at the end reports what is wrong
             if not self._again or self._closed:
@@ -240,21 +238,3 @@ class _LiveOutputs:
         self._throttle.close()
         if self._saving is not None:
             await self._saving
-
-
-def _saver(
-    cell_id: str, outputs: list[JsonValue], count: int | None
-) -> Callable[[LoadedNotebook], tuple[Notebook, None]]:
-    def save(loaded: LoadedNotebook) -> tuple[Notebook, None]:
-        if loaded.content is None:
-            raise ToolError(f"{loaded.shown} was deleted or renamed during the run")
-        _, cell = find_cell(loaded.content, cell_id)
-        _set_outputs(cell, outputs, count)
-        return loaded.content, None
-
-    return save
-
-
-def _set_outputs(cell: Cell, outputs: list[JsonValue], count: int | None) -> None:
-    cell["outputs"] = cast(JsonValue, outputs)
-    cell["execution_count"] = count

@@ -17,6 +17,7 @@ pytest.importorskip("jupyter_ydoc", reason="the collab extra (jupyter-collaborat
 from jupyter_server.services.contents.filemanager import AsyncFileContentsManager
 from jupyter_ydoc import YNotebook
 
+from prime_jupyter.errors import ToolError
 from prime_jupyter.notebooks.cells import Edit, apply_edits
 from prime_jupyter.notebooks.collab import CollabNotebookStore, apply_to_document, read_document
 from prime_jupyter.notebooks.contents import ContentsNotebookStore
@@ -155,3 +156,25 @@ async def test_a_notebook_opened_after_it_was_loaded_from_the_file_is_saved_thro
     content["cells"][0]["source"] = "x = 2"
     await notebooks.save(await notebooks.load("nb.ipynb"), content)
     assert nbformat.read(tmp_path / "nb.ipynb", as_version=4).cells[0].source == "x = 2"
+
+
+async def test_a_runs_outputs_go_into_the_one_cell_of_an_open_notebook(tmp_path: Path) -> None:
+    nbformat.write(nbformat.v4.new_notebook(), tmp_path / "nb.ipynb")
+    room, user, (ran, _) = shared(nbformat.v4.new_code_cell("print(1)"), nbformat.v4.new_code_cell("x = 1"))
+    rooms = Rooms()
+    notebooks = store(tmp_path, rooms)
+    assert not await notebooks.write_outputs("nb.ipynb", ran, [], 1)  # no room: the caller saves the file
+    rooms.open["nb.ipynb"] = room
+    type_into(user, 0, "  # the user's")
+    type_into(user, 1, "  # and here")
+    stream = {"output_type": "stream", "name": "stdout", "text": "1\n"}
+    assert await notebooks.write_outputs("nb.ipynb", ran, [stream], 3)
+    exchange(room, user)
+    cells = read_document(user)["cells"]
+    assert [c["source"] for c in cells] == ["print(1)  # the user's", "x = 1  # and here"]
+    assert cells[0]["outputs"] == [stream] and cells[0]["execution_count"] == 3
+    del user.ycells[0]  # the user deletes the cell while it runs
+    exchange(room, user)
+    with pytest.raises(ToolError, match=r"no longer in nb\.ipynb"):
+        await notebooks.write_outputs("nb.ipynb", ran, [stream], 4)
+    assert read_document(room)["cells"] == read_document(user)["cells"] and len(read_document(room)["cells"]) == 1
