@@ -14,7 +14,9 @@ user sees each change at once:
   moved one deleted and inserted at its place (Lab's Yjs has no move), and a changed cell is changed
   in place (its source by a granular text diff, its outputs, count and metadata key by key). Cells the
   edit did not touch are not touched, so the user's typing in them, and in the same cell's source
-  while the agent writes its outputs, merges as any collaborator's would.
+  while the agent writes its outputs, merges as any collaborator's would;
+- a run writes a cell's outputs into that one cell (`write_outputs`, a few times a second while it
+  runs) and marks it running meanwhile (`show_running`: Lab's `[*]`).
 
 Without a room (the notebook is not open, or collaboration is not installed) every call goes to the
 contents store. The guard (`guard.py`) is unchanged: it compares against what a load returns.
