@@ -22,6 +22,7 @@ pytest.importorskip("jupyter_server_ydoc", reason="the collab extra (jupyter-col
 from kit.collab import collaborator, converged
 from kit.server import PrimeClient
 
+from prime_jupyter.notebooks.collab import read_document
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
 
 Json = Any
@@ -256,3 +257,41 @@ async def test_the_user_sees_a_running_cell_running_and_its_outputs_as_they_arri
         done = await converged(server, user, finished)
     assert done["cells"][0]["id"] == cell
     assert done["cells"][0]["outputs"] == [{"output_type": "stream", "name": "stdout", "text": "first\nsecond\n"}]
+
+
+async def test_a_notebook_renamed_while_its_cell_runs_gets_nothing_written_anywhere(
+    prime: PrimeClient,
+    llm: ScriptedLLMServer,
+    jp_root_dir: Path,
+    jp_serverapp: Any,
+    jp_auth_header: dict[str, str],
+    server_url: str,
+) -> None:
+    flag = jp_root_dir / "go-on"
+    code = (
+        "import os, time\n"
+        "print('first', flush=True)\n"
+        "deadline = time.monotonic() + 60\n"
+        f"while not os.path.exists({str(flag)!r}) and time.monotonic() < deadline:\n"
+        "    time.sleep(0.02)\n"
+        "print('second')"
+    )
+    write_notebook(jp_root_dir / "moving.ipynb", [nbformat.v4.new_code_cell(code)])
+    async with collaborator(server_url, jp_auth_header, "moving.ipynb") as user:
+        server = await room_document(jp_serverapp, "moving.ipynb")
+        enqueue(llm, [("notebook_run", {"path": "moving.ipynb"})])
+        turn = asyncio.create_task(prime.turn(await prime.new_session(), "run it"))
+        try:
+            await converged(server, user, lambda nb: bool(nb["cells"][0]["outputs"]))
+            renamed = await prime.status("PATCH", "../../api/contents/moving.ipynb", b'{"path": "moved.ipynb"}')
+            assert renamed[0] == 200, renamed
+            flag.touch()
+            frames = await turn
+        finally:
+            flag.touch()
+    (part,) = tool_parts(frames)
+    assert part["output"]["details"]["isError"] and "deleted or renamed" in output_text(part), output_text(part)
+    assert not (jp_root_dir / "moving.ipynb").exists()
+    # the room follows the file, and its cell keeps what came before the rename: the run wrote nothing after
+    (cell,) = read_document(server)["cells"]
+    assert cell["outputs"] == [{"output_type": "stream", "name": "stdout", "text": "first\n"}]
