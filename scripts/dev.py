@@ -4,8 +4,9 @@
     python3 scripts/dev.py test [pytest args...]     ruff, ruff format --check, mypy, the panel's tests, pytest
     python3 scripts/dev.py run  [jupyter lab args...]  JupyterLab with the extension, serving ~/prime-workspace
 
-Both first make sure `.venv/` holds an editable install of the project with its test and science extras
-(the agent's kernel gets pandas and matplotlib) and a fresh build of the JupyterLab extension, showing
+Both first make sure `.venv/` holds an editable install of the project with its test, science and collab
+extras (the agent's kernel gets pandas and matplotlib; Lab gets real-time collaboration, which the notebook
+tools work through) and a fresh build of the JupyterLab extension, showing
 each step and pip's and npm's own output (and a line now and then while they are quiet). Standard
 library only, so a fresh machine needs nothing but python3 (>= 3.11, with venv) and node/npm. A stamp file
 in `.venv/` records a hash of the install inputs, so a re-run with nothing changed skips pip entirely.
@@ -47,7 +48,7 @@ INSTALL_INPUTS = (
     "prime_jupyter/_version.py",
     "prime_jupyter/server/jupyter-config.json",
 )
-EXTRAS = "test,science"
+EXTRAS = "test,science,collab"
 PROVIDER_KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")
 WORKSPACE_ENV = "PRIME_WORKSPACE"
 DEFAULT_WORKSPACE = "~/prime-workspace"
@@ -202,7 +203,7 @@ def _build_frontend() -> None:
 
 
 def _install(stamp: dict[str, str], old: dict[str, str]) -> None:
-    """Editable install with the test and science extras; rebuild the labextension when its sources changed."""
+    """Editable install with the `EXTRAS`; rebuild the labextension when its sources changed."""
     import tomllib  # here, so that Python < 3.11 reaches the version check in main()
 
     build_requires: list[str] = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]

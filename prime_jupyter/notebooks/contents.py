@@ -14,6 +14,8 @@ import json
 import os
 from typing import Any
 
+from pydantic import JsonValue
+
 from prime_jupyter.errors import ToolError
 from prime_jupyter.notebooks.cells import Notebook
 from prime_jupyter.notebooks.store import LoadedNotebook, NotebookChangedError, nbformat_api, parse_notebook
@@ -83,6 +85,12 @@ class ContentsNotebookStore:
         except Exception as error:
             raise ToolError(f"cannot write {loaded.shown}: {getattr(error, 'log_message', None) or error}") from error
         return LoadedNotebook(loaded.key, loaded.shown, content, _version_of(saved), loaded.kernel_path)
+
+    async def write_outputs(self, path: str, cell_id: str, outputs: list[JsonValue], count: int | None) -> bool:
+        return False  # the contents manager saves whole notebooks
+
+    async def show_running(self, loaded: LoadedNotebook, cell_id: str, running: bool) -> None:
+        return None  # Lab shows a notebook's file as it was saved, not as it runs
 
     async def _current_version(self, key: str) -> str | None:
         try:

@@ -22,6 +22,7 @@ __all__ = ["MAX_READ_CHARS", "Rendered", "render_cells"]
 MAX_READ_CHARS = 60_000
 MAX_SOURCE_CHARS = 12_000
 MAX_OUTPUT_CHARS = 3_000
+_LISTED_IDS = 300
 
 
 @dataclass
@@ -33,24 +34,30 @@ class Rendered:
 
 
 def render_cells(cells: Sequence[Cell], *, header: str, accepts_images: bool) -> Rendered:
+    ids = [str(cell.get("id")) for cell in cells]
     parts = [header]
     used = len(header)
     rendered = Rendered("")
     for index, cell in enumerate(cells):
         block, images = _cell_block(cell, accepts_images and len(rendered.images) < MAX_IMAGES)
-        if used + len(block) > MAX_READ_CHARS and rendered.shown:
-            rest = [str(c.get("id")) for c in cells[index:]]
-            parts.append(
-                f"[{len(rest)} more cells not shown, to stay within the read budget; read them with "
-                f"cell_ids: {', '.join(rest[:300])}{' ...' if len(rest) > 300 else ''}]"
-            )
+        rest = _rest(ids[index + 1 :])
+        if used + len(block) + len(rest) > MAX_READ_CHARS and rendered.shown:
+            parts.append(_rest(ids[index:]))
             break
         parts.append(block)
-        used += len(block)
+        used += len(block) + 2
         rendered.shown.append(cell)
         rendered.images.extend(images[: MAX_IMAGES - len(rendered.images)])
     rendered.text = "\n\n".join(parts)
     return rendered
+
+
+def _rest(ids: Sequence[str]) -> str:
+    """The line naming the cells left out (empty when none are), so the model can read them by id."""
+    if not ids:
+        return ""
+    listed = ", ".join(ids[:_LISTED_IDS]) + (" ..." if len(ids) > _LISTED_IDS else "")
+    return f"[{len(ids)} more cells not shown, to stay within the read budget; read them with cell_ids: {listed}]"
 
 
 def _cell_block(cell: Cell, accepts_images: bool) -> tuple[str, list[ImageContent]]:

@@ -48,6 +48,9 @@ class LoadedNotebook:
     version: str | None
     kernel_path: str
     """The folder of the notebook, where its kernel runs (the server: an API path)."""
+    live: bool = False
+    """Open in a collaborative room: every save shows in the user's notebook at once and costs no file
+    write, so a run saves a cell's outputs as they arrive (`collab.py`)."""
 
 
 class NotebookStore(Protocol):
@@ -64,6 +67,17 @@ class NotebookStore(Protocol):
     async def save(self, loaded: LoadedNotebook, content: Notebook) -> LoadedNotebook:
         """Write `content` over `loaded` (created when `loaded.content` is None); raises
         `NotebookChangedError` when the notebook changed (or appeared, or went) since it was loaded."""
+        ...
+
+    async def write_outputs(self, path: str, cell_id: str, outputs: list[JsonValue], count: int | None) -> bool:
+        """Set one code cell's outputs and execution count directly, where the store can without reading
+        and writing the whole notebook (a collaborative room); False where it cannot, and the caller saves
+        through `load` and `save`. Raises `ToolError` when the cell is gone."""
+        ...
+
+    async def show_running(self, loaded: LoadedNotebook, cell_id: str, running: bool) -> None:
+        """Show whoever has the notebook open that the agent is running the cell (or no longer is), where
+        they can see it (a collaborative room: Lab's `[*]`); nothing elsewhere. Contract: must not raise."""
         ...
 
 
@@ -124,6 +138,12 @@ class DiskNotebookStore:
     def locate(self, path: str) -> tuple[str, str, str]:
         full, shown = self._resolve(path)
         return str(full), shown, str(full.parent)
+
+    async def write_outputs(self, path: str, cell_id: str, outputs: list[JsonValue], count: int | None) -> bool:
+        return False  # a file is written whole
+
+    async def show_running(self, loaded: LoadedNotebook, cell_id: str, running: bool) -> None:
+        return None  # a file has no one watching it
 
     def _resolve(self, path: str) -> tuple[Path, str]:
         if not path.strip():

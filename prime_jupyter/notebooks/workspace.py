@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from pydantic import JsonValue
 
 from prime_jupyter.errors import ToolError
 from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
-from prime_jupyter.notebooks.cells import Notebook, ensure_ids, kernel_name_of
+from prime_jupyter.notebooks.cells import Notebook, ensure_ids, find_cell, kernel_name_of
 from prime_jupyter.notebooks.guard import ReadMemory
 from prime_jupyter.notebooks.kernels import NotebookKernels
 from prime_jupyter.notebooks.store import LoadedNotebook, NotebookChangedError, NotebookStore
@@ -69,6 +69,12 @@ class NotebookWorkspace:
             f"{path} kept changing while the agent tried to save it ({_ATTEMPTS} tries); nothing was written"
         )
 
+    async def save_outputs(self, path: str, cell_id: str, outputs: list[JsonValue], count: int | None) -> None:
+        """Set a code cell's outputs and execution count (a run's): directly where the store can, else
+        through `update`; `ToolError` when the notebook or the cell is gone."""
+        if not await self.store.write_outputs(path, cell_id, outputs, count):
+            await self.update(path, _outputs_saver(cell_id, outputs, count))
+
     def kernel_name_for(self, loaded: LoadedNotebook) -> str:
         return (kernel_name_of(loaded.content) if loaded.content else None) or self.kernel_name
 
@@ -104,3 +110,17 @@ class NotebookWorkspace:
     async def dispose(self) -> None:
         provisioners, self._provisioners = list(self._provisioners.values()), {}
         await asyncio.gather(*(p.dispose() for p in provisioners))
+
+
+def _outputs_saver(
+    cell_id: str, outputs: list[JsonValue], count: int | None
+) -> Callable[[LoadedNotebook], tuple[Notebook, None]]:
+    def save(loaded: LoadedNotebook) -> tuple[Notebook, None]:
+        if loaded.content is None:
+            raise ToolError(f"{loaded.shown} was deleted or renamed during the run")
+        _, cell = find_cell(loaded.content, cell_id)
+        cell["outputs"] = cast(JsonValue, outputs)
+        cell["execution_count"] = count
+        return loaded.content, None
+
+    return save

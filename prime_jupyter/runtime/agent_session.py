@@ -44,13 +44,14 @@ from prime_jupyter.runtime.queue import MessageQueue
 from prime_jupyter.runtime.settings import Settings
 from prime_jupyter.runtime.ui import SessionUI
 from prime_jupyter.sessions.context import to_llm_message
-from prime_jupyter.sessions.entries import BashExecutionMessage, MessageEntry
+from prime_jupyter.sessions.entries import BashExecutionMessage, CustomMessage, MessageEntry
 from prime_jupyter.sessions.manager import SessionManager
 
 if TYPE_CHECKING:
     from prime_jupyter.ai.errors import ProviderHints
     from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
     from prime_jupyter.protocol.snapshot import RunningShell
+    from prime_jupyter.runtime.namespace_watch import NamespaceWatch
     from prime_jupyter.runtime.shell import ShellRun
 
 __all__ = ["AgentSession", "Listener"]
@@ -89,6 +90,9 @@ class AgentSession:
         self._listeners: list[Listener] = []
         self._disposers = disposers or []
         self.kernel = kernel
+        self.namespace = _namespace_watch(kernel)
+        """Tells the model what the kernel holds, and the user what a run changed in it."""
+        self._held_end: AgentEnd | None = None
         """The kernel of the session's `ipython` tool (None without one): the server reports its start."""
         self._controller: AbortController | None = None
         self._run_task: asyncio.Task[None] | None = None
@@ -160,6 +164,9 @@ class AgentSession:
         if isinstance(event, MessageEnd):
             entry = self.manager.append_message(event.message)
             event = MessageEnd(event.message, entry.id)
+        if isinstance(event, AgentEnd) and self.namespace is not None:
+            self._held_end = event  # sent by `_report_namespace`, once the run's changes are told
+            return
         self.emit(event)
 
     # --- prompting ------------------------------------------------------------------------------
@@ -241,11 +248,35 @@ class AgentSession:
 
     async def _run(self, prompts: list[Message]) -> None:
         try:
+            await self._tell_namespace()
             await self._turns(prompts)
         except Exception as exc:  # a run ends with an answer or a reason, never silently
             self._stopped_by(exc)
             return
         self._plan_offer = offer_plan_exit(self, self._last_answer)
+
+    async def _tell_namespace(self) -> None:
+        """Give the model the kernel's namespace when it changed since it was last given (`namespace_watch`)."""
+        if self.namespace is None:
+            return
+        from prime_jupyter.runtime.namespace_watch import NAMESPACE_MESSAGE
+
+        summary = await self.namespace.before_run()
+        if summary is not None:
+            message = CustomMessage(custom_type=NAMESPACE_MESSAGE, content=summary, display=False)
+            self.manager.append_message(message)
+
+    async def _report_namespace(self) -> None:
+        """Tell every surface what the run's code did to the kernel, then end the run: `agent_end` stays the
+        run's last event."""
+        held, self._held_end = self._held_end, None
+        try:
+            found = await self.namespace.after_run() if self.namespace is not None else None
+            if found:
+                self.ui.notify(f"Kernel: {found.report()}")
+        finally:
+            if held is not None:
+                self.emit(held)
 
     def _stopped_by(self, error: Exception) -> None:
         """End a run that broke (a transcript that cannot be written, a bug) the way a failed model call
@@ -299,7 +330,10 @@ class AgentSession:
             offers=self.permissions.offers,
             system_note=lambda: PLAN_NOTE if self.permissions.mode == "plan" else "",
         )
-        added = await run_loop(prompts, self.messages(), config, self._on_loop_event, controller.signal)
+        try:
+            added = await run_loop(prompts, self.messages(), config, self._on_loop_event, controller.signal)
+        finally:
+            await self._report_namespace()
         self._last_answer = next((m for m in reversed(added) if isinstance(m, AssistantMessage)), None)
         return self._last_answer
 
@@ -408,3 +442,12 @@ def _user_message(text: str, images: list[ImageContent] | None) -> UserMessage:
     if not images:
         return UserMessage(content=text)
     return UserMessage(content=[TextContent(text=text), *images])
+
+
+def _namespace_watch(kernel: IpythonKernelProvisioner | None) -> NamespaceWatch | None:
+    """A watch on the session's kernel, imported only for a session with a kernel."""
+    if kernel is None:
+        return None
+    from prime_jupyter.runtime.namespace_watch import NamespaceWatch
+
+    return NamespaceWatch(kernel)

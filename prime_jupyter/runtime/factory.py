@@ -73,6 +73,10 @@ class SessionOptions:
     notebooks: Callable[[Path, float], NotebookWorkspace] | None = None
     """Makes the notebook tools' workspace from the session's folder and time limit (the server's:
     through its contents manager and the notebooks' Jupyter sessions); None: notebooks on disk."""
+    file_root: Path | None = None
+    """Where `read`, `write` and `edit` may act (symlinks resolved): a server's root directory, as for every
+    route; None: anywhere (the terminal app and notebooks work where the user is). The shell and the
+    kernel are not confined, as Jupyter's own terminals are not."""
 
 
 def sessions_dir(directory: Path | None = None) -> Path:
@@ -113,7 +117,8 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
     notebooks = (lambda: make_notebooks(workdir, kernel.timeout_s)) if make_notebooks is not None else None
     recorded = _recorded_notebook(manager)
     notebook = options.notebook or recorded
-    tool_set = build_tool_set([n for n in names if n != "ask"], workdir, model, kernel, notebooks, notebook)
+    tools = [n for n in names if n != "ask"]
+    tool_set = build_tool_set(tools, workdir, model, kernel, notebooks, notebook, options.file_root)
     if notebook != recorded:  # only once the path was accepted (inside the root, a notebook's)
         manager.append_custom(NOTEBOOK_ENTRY, {"path": notebook})
     if tool_set.notebooks is not None:

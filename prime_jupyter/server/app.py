@@ -95,6 +95,14 @@ class PrimeApp(ExtensionApp):
         "answers 403 naming these.",
     )
     max_body_bytes = Int(32 * 1024 * 1024, config=True, help="Largest request body accepted (413 above it).")
+    tune_process_memory = Bool(
+        False,
+        config=True,
+        help="Let the extension tune this server process's memory for long sessions: freeze long-lived"
+        " objects out of the garbage collector after imports and transcript loads (a collection first,"
+        " then a freeze) and keep large freed blocks in glibc's heap (mallopt). These are process-wide and"
+        " change the server for every other extension too, so they are off unless set here.",
+    )
 
     _bridge: PrimeBridge | None = None
 
@@ -116,12 +124,12 @@ class PrimeApp(ExtensionApp):
             cull=CullPolicy(self.cull_idle_timeout, self.cull_interval, self.cull_connected, self.cull_busy),
             default_permission_mode=self.default_permission_mode,
             allowed_permission_modes=tuple(self.allowed_permission_modes),
+            tune_process_memory=self.tune_process_memory,
         )
 
     def bridge(self) -> PrimeBridge:
         """The bridge, made on first use."""
         if self._bridge is None:
-            from prime_jupyter import gc_policy, heap_policy
             from prime_jupyter.kernel.server import ServerKernelLauncher
             from prime_jupyter.server.host.bridge import PrimeBridge
             from prime_jupyter.server.host.notebooks import server_notebooks
@@ -140,8 +148,11 @@ class PrimeApp(ExtensionApp):
                 kernel_capacity=launcher.refusal if launcher is not None else None,
                 notebooks=server_notebooks(server, root_dir=config.root_dir, kernel_name=config.kernel_name),
             )
-            gc_policy.modules_loaded()
-            heap_policy.reuse_freed_blocks()  # each turn of a long session reuses the last body's pages
+            if config.tune_process_memory:  # process-wide: only when the administrator asked for it
+                from prime_jupyter import gc_policy, heap_policy
+
+                gc_policy.modules_loaded()
+                heap_policy.reuse_freed_blocks()  # each turn of a long session reuses the last body's pages
         return self._bridge
 
     def initialize_settings(self) -> None:

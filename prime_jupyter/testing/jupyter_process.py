@@ -27,6 +27,19 @@ ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "test-token"
 
 
+OTHER_EXTENSIONS = (
+    "jupyterlab",
+    "jupyter_lsp",
+    "notebook_shim",
+    "jupyter_server_terminals",
+    # the collab extra's (real-time collaboration), when installed
+    "jupyter_server_ydoc",
+    "jupyter_server_fileid",
+)
+"""The server extensions an environment may enable that an `only_ours` server leaves off (naming one that is
+not installed does nothing)."""
+
+
 def write_agent_dir(home: Path, llm: ScriptedLLMServer) -> None:
     """An agent home whose provider `scripted` (models m1, m2) is `llm`; tools bash and read (no kernels);
     sessions run tools without asking (`permissionMode: auto`) unless a test asks for a mode."""
@@ -120,7 +133,7 @@ class JupyterProcess:
         return self
 
     def _extensions(self) -> str:
-        others = ("jupyterlab", "jupyter_lsp", "notebook_shim", "jupyter_server_terminals") if self.only_ours else ()
+        others = OTHER_EXTENSIONS if self.only_ours else ()
         return repr({"prime_jupyter": True, **dict.fromkeys(others, False)})
 
     def _wait_ready(self, timeout_s: float = 60.0) -> None:

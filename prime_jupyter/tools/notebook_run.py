@@ -5,13 +5,13 @@ error). The model gets each cell's outputs through the kernel's output budget.
 Each cell runs the source the notebook holds when its turn comes (so a cell the user just changed runs
 as they changed it). A cell deleted meanwhile, or a notebook deleted or renamed, ends the run with an
 error and nothing is written anywhere else. A kernel that dies keeps the outputs so far and puts the
-error in the cell.
+error in the cell. In a notebook the user has open in a collaborative room, the outputs so far are also
+saved while the cell runs, a few times a second, so the user watches them arrive.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import cast
+import asyncio
 
 from pydantic import BaseModel, Field, JsonValue
 
@@ -22,9 +22,12 @@ from prime_jupyter.errors import ToolError
 from prime_jupyter.kernel.budget import MAX_IMAGES, details_outputs, model_content
 from prime_jupyter.kernel.execution import CellRun, run_cell
 from prime_jupyter.kernel.ops import KernelError
-from prime_jupyter.notebooks.cells import Cell, Notebook, cell_source, cells_of, find_cell, nbformat_output
+from prime_jupyter.kernel.outputs import Output, OutputAccumulator
+from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
+from prime_jupyter.notebooks.cells import Notebook, cell_source, cells_of, find_cell, nbformat_output
 from prime_jupyter.notebooks.store import LoadedNotebook
 from prime_jupyter.notebooks.workspace import NotebookWorkspace
+from prime_jupyter.tools._throttle import Throttle
 
 __all__ = ["NotebookRunParams", "make_notebook_run_tool"]
 
@@ -34,6 +37,7 @@ in order, stopping at the first error; each cell's outputs are saved into the no
 to you. Give `cell_ids` to run only those cells (in notebook order); with none, every code cell runs."""
 
 _CELL_OUTPUT_CHARS = 4_000
+_LIVE_INTERVAL_S = 0.25
 
 
 class NotebookRunParams(BaseModel):
@@ -60,7 +64,7 @@ def make_notebook_run_tool(workspace: NotebookWorkspace, *, accepts_images: bool
                 failed = True
                 break
             try:
-                source = await _current_source(workspace, params.path, cell_id)
+                source, at = await _current_source(workspace, params.path, cell_id)
             except ToolError as error:
                 texts.append(f"cell {cell_id} did not run: {error}")
                 failed = True
@@ -71,15 +75,9 @@ def make_notebook_run_tool(workspace: NotebookWorkspace, *, accepts_images: bool
                     {"status": "running", "cellId": cell_id, "cells": ran},
                 )
             )
-            try:
-                run = await run_cell(provisioner, source, timeout_s=workspace.timeout_s, signal=signal)
-            except KernelError as error:
-                raise ToolError(f"the notebook's kernel is not available: {error}") from error
-            outputs = _saved_outputs(run)
-            try:
-                await workspace.update(params.path, _saver(cell_id, outputs, run.execution_count))
-            except ToolError as error:
-                texts.append(f"cell {cell_id}: ran, but its outputs could not be saved: {error}")
+            run, unsaved = await _run_and_save(workspace, provisioner, (params.path, at), cell_id, source, signal)
+            if unsaved is not None:
+                texts.append(f"cell {cell_id}: ran, but its outputs could not be saved: {unsaved}")
                 failed = True
                 break
             content = model_content(
@@ -133,9 +131,13 @@ def _chosen(content: Notebook, cell_ids: list[str] | None) -> list[str]:
     return [str(c.get("id")) for c in cells if c.get("id") in wanted]
 
 
+def _shaped(outputs: list[Output]) -> list[JsonValue]:
+    shaped = [nbformat_output(o) for o in details_outputs(outputs)]
+    return [o for o in shaped if o is not None]
+
+
 def _saved_outputs(run: CellRun) -> list[JsonValue]:
-    shaped = [nbformat_output(o) for o in details_outputs(run.outputs)]
-    outputs: list[JsonValue] = [o for o in shaped if o is not None]
+    outputs = _shaped(run.outputs)
     if run.status == "died" or (run.status != "ok" and not any(_is_error(o) for o in outputs)):
         reason = " ".join(run.notices) or f"the run ended: {run.status}"
         outputs.append(
@@ -151,26 +153,88 @@ def _is_error(output: JsonValue) -> bool:
     return isinstance(output, dict) and output.get("output_type") == "error"
 
 
-async def _current_source(workspace: NotebookWorkspace, path: str, cell_id: str) -> str:
+async def _current_source(workspace: NotebookWorkspace, path: str, cell_id: str) -> tuple[str, LoadedNotebook]:
+    """The cell's source now, and the notebook it was read from."""
     loaded = await workspace.load(path)
     if loaded.content is None:
         raise ToolError(f"{loaded.shown} was deleted or renamed during the run")
-    return cell_source(find_cell(loaded.content, cell_id)[1])
+    return cell_source(find_cell(loaded.content, cell_id)[1]), loaded
 
 
-def _saver(
-    cell_id: str, outputs: list[JsonValue], count: int | None
-) -> Callable[[LoadedNotebook], tuple[Notebook, None]]:
-    def save(loaded: LoadedNotebook) -> tuple[Notebook, None]:
-        if loaded.content is None:
-            raise ToolError(f"{loaded.shown} was deleted or renamed during the run")
-        _, cell = find_cell(loaded.content, cell_id)
-        _set_outputs(cell, outputs, count)
-        return loaded.content, None
+async def _run_and_save(
+    workspace: NotebookWorkspace,
+    provisioner: IpythonKernelProvisioner,
+    where: tuple[str, LoadedNotebook],
+    cell_id: str,
+    source: str,
+    signal: AbortSignal,
+) -> tuple[CellRun, str | None]:
+    """Run the cell and save its outputs (as they arrive, in a live notebook, which shows the cell running
+    meanwhile); the run, and why its outputs could not be saved (None: they were). `where`: the path as
+    the model gave it, and the notebook as the cell's source was read from it."""
+    path, at = where
+    arriving = _LiveOutputs(workspace, path, cell_id) if at.live else None
+    await workspace.store.show_running(at, cell_id, True)
+    try:
+        try:
+            run = await run_cell(
+                provisioner,
+                source,
+                timeout_s=workspace.timeout_s,
+                signal=signal,
+                on_output=arriving.arrived if arriving else None,
+            )
+        except KernelError as error:
+            raise ToolError(f"the notebook's kernel is not available: {error}") from error
+        finally:
+            if arriving is not None:
+                await arriving.close()
+        try:
+            await workspace.save_outputs(path, cell_id, _saved_outputs(run), run.execution_count)
+        except ToolError as error:
+            return run, str(error)
+        return run, None
+    finally:
+        await workspace.store.show_running(at, cell_id, False)
 
-    return save
 
+class _LiveOutputs:
+    """A running cell's outputs so far, saved into a live notebook at most every `_LIVE_INTERVAL_S`, one
+    save at a time; the run's own save at the end comes after the last of these (`close`)."""
 
-def _set_outputs(cell: Cell, outputs: list[JsonValue], count: int | None) -> None:
-    cell["outputs"] = cast(JsonValue, outputs)
-    cell["execution_count"] = count
+    def __init__(self, workspace: NotebookWorkspace, path: str, cell_id: str) -> None:
+        self._workspace, self._path, self._cell_id = workspace, path, cell_id
+        self._outputs: OutputAccumulator | None = None
+        self._throttle = Throttle(self._emit, _LIVE_INTERVAL_S)
+        self._saving: asyncio.Task[None] | None = None
+        self._again = False
+        self._closed = False
+
+    def arrived(self, outputs: OutputAccumulator) -> None:
+        self._outputs = outputs  # shaped when saved: a chatty cell sends far more than a few a second
+        self._throttle.poke()
+
+    def _emit(self) -> None:
+        if self._closed:
+            return
+        if self._saving is not None and not self._saving.done():
+            self._again = True
+            return
+        self._saving = asyncio.create_task(self._save())
+
+    async def _save(self) -> None:
+        while True:
+            self._again = False
+            outputs = _shaped(self._outputs.outputs()) if self._outputs is not None else []
+            try:
+                await self._workspace.save_outputs(self._path, self._cell_id, outputs, None)
+            except ToolError:
+                return  # the run's own save at the end reports what is wrong
+            if not self._again or self._closed:
+                return
+
+    async def close(self) -> None:
+        self._closed = True
+        self._throttle.close()
+        if self._saving is not None:
+            await self._saving

@@ -53,8 +53,8 @@ def free_port() -> int:
 
 
 def write_agent_dir(home: Path, llm_url: str) -> Path:
-    """An agent dir whose only provider is the scripted server, with the ipython tool (ask comes with the panel);
-    its default model is the scripted one, so a notebook's `%%prime` uses it too."""
+    """An agent dir whose only provider is the scripted server, with the ipython and notebook tools (ask comes
+    with the panel); its default model is the scripted one, so a notebook's `%%prime` uses it too."""
     home.mkdir(parents=True, exist_ok=True)
     provider = {
         "baseUrl": llm_url,
@@ -64,7 +64,7 @@ def write_agent_dir(home: Path, llm_url: str) -> Path:
     }
     (home / "models.json").write_text(json.dumps({"providers": {"scripted": provider}}))
     settings = {
-        "tools": ["ipython"],
+        "tools": ["ipython", "notebook_read", "notebook_edit", "notebook_run"],
         "retry": {"enabled": False},
         "compaction": {"enabled": False},
         "defaultModel": MODEL,
