@@ -40,3 +40,22 @@ async def test_an_approval_is_answered_in_the_dialog(
         await pilot.press("enter")  # the first option: allow once
         await until(pilot, lambda: "It ran." in answers(app))
         assert "approved" in json.dumps(llm.requests[1].body["messages"][-1])  # type: ignore[index]
+
+
+@pytest.mark.asyncio
+async def test_a_rejection_typed_in_the_dialog_carries_the_reason(
+    connection: InProcessAgentConnection, llm: ScriptedLLMServer
+) -> None:
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="bash", arguments={"command": "rm -rf build"})]),
+        ScriptedTurn(blocks=[Text(text="Kept it.")]),
+    )
+    await connection.set_permission_mode("ask")
+    app = app_on(connection)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"clean up", "enter")
+        await until(pilot, lambda: isinstance(app.screen, QuestionDialog))
+        app.screen.query_one("#question-reason").focus()
+        await pilot.press(*"keep the build", "enter")
+        await until(pilot, lambda: "Kept it." in answers(app))
+    assert 'They said: \\"keep the build\\"' in json.dumps(llm.requests[1].body["messages"][-1])  # type: ignore[index]
