@@ -29,7 +29,7 @@ from _long_session import make_session
 from prime_jupyter.ai.history import History
 from prime_jupyter.ai.models import Api, Model
 from prime_jupyter.ai.providers import anthropic, openai_completions, openai_responses
-from prime_jupyter.ai.providers._http import Body
+from prime_jupyter.ai.providers._body import Body
 from prime_jupyter.ai.providers._request import encode_body, encode_request
 from prime_jupyter.ai.stream import StreamOptions
 from prime_jupyter.ai.types import AssistantMessage, Context, TextContent, ToolCall, ToolResultMessage, ToolSpec

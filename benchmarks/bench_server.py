@@ -24,6 +24,10 @@ and its first request (`GET prime/api/info`), which pays for the routes imported
 Usage, from the repository root::
 
     .venv/bin/python benchmarks/bench_server.py [--deltas 5000] [--delay-ms 5] [--runs 7] [--quick]
+        [--tune-process-memory]
+
+`--tune-process-memory` starts the servers with `c.PrimeApp.tune_process_memory = True` (the collector's
+freezes and malloc's thresholds, off by default since the server is a shared process), to compare.
 
 Targets: p99 <= 5 ms at 20 sessions; extension start-up <= 150 ms and <= 15 MB.
 """
@@ -114,6 +118,10 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+_SERVER_OPTIONS: list[str] = []
+"""More `jupyter server` options for every server started (`--tune-process-memory`)."""
+
+
 class Jupyter:
     def __init__(self, scratch: Path, prime: bool, agent_dir: Path | None = None) -> None:
         self.port, self.token = _free_port(), secrets.token_hex(8)
@@ -130,6 +138,7 @@ class Jupyter:
             "--allow-root",
             f"--ServerApp.jpserver_extensions={extensions!r}",
             f"--PrimeApp.agent_dir={agent_dir or scratch / 'agent'}",
+            *_SERVER_OPTIONS,
         ]
         self.started = time.perf_counter()
         self.process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -318,7 +327,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--skip-startup", action="store_true")
     parser.add_argument("--quick", action="store_true", help="500 deltas, 3 start-up runs")
+    parser.add_argument("--tune-process-memory", action="store_true", help="opt the servers in (see above)")
     args = parser.parse_args()
+    if args.tune_process_memory:
+        _SERVER_OPTIONS.append("--PrimeApp.tune_process_memory=True")
     if args.provider:
         asyncio.run(_provider())
         return

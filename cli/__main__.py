@@ -114,6 +114,7 @@ def _target(ns: dict[str, object], cwd: Path) -> LocalTarget:
         context_files=not ns["no_context_files"],
         mode=mode,
         resume=_opt(ns["resume"]),
+        permission_mode=ns.get("permission_mode"),  # type: ignore[arg-type]
     )
 
 

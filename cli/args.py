@@ -19,6 +19,10 @@ def wants_app(print_mode: bool, mode: str) -> bool:
     return sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty()
 
 
+PERMISSION_MODE_CHOICES = ("ask", "accept-edits", "plan", "auto")
+"""The runtime's permission modes (`prime_jupyter.runtime.permissions`, which the CLI may not import)."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="jupyter prime",
@@ -37,6 +41,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--thinking", choices=("off", "minimal", "low", "medium", "high", "xhigh"), help="thinking level"
     )
     parser.add_argument("--tools", help="comma-separated tools: ipython (default), read, write, edit, bash")
+    parser.add_argument(
+        "--permission-mode",
+        choices=PERMISSION_MODE_CHOICES,
+        help="ask: code, commands and file changes ask first (the app's default); accept-edits: file changes go "
+        "through; plan: only read-only tools; auto: nothing asks (the default of -p, where nobody can answer)",
+    )
     parser.add_argument("--system-prompt", help="replace the base system prompt")
     parser.add_argument("--append-system-prompt", help="append text to the system prompt")
     parser.add_argument(

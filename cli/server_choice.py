@@ -7,7 +7,8 @@ attach -p` does. It is a choice (`--server auto|never`, setting `headlessServer`
 shell's (an `ANTHROPIC_API_KEY` exported for this one command would be ignored), and stores its session
 there; a script's output should not change because a notebook server happens to be running. With
 `auto`, only a new session with options the server takes (`--model`) goes there; `-c`, `-r`,
-`--no-session`, `--tools`, `--thinking` and the system prompt options run here. Stderr says which.
+`--no-session`, `--tools`, `--thinking`, `--permission-mode` and the system prompt options run here; a
+run in the server asks for permission mode `auto` (nobody answers approvals in `-p`). Stderr says which.
 """
 
 from __future__ import annotations
@@ -20,7 +21,18 @@ if TYPE_CHECKING:
 
 __all__ = ["server_target"]
 
-_HERE_ONLY = ("cont", "resume", "no_session", "tools", "thinking", "system_prompt", "append_system_prompt")
+_HERE_ONLY = (
+    "cont",
+    "resume",
+    "no_session",
+    "tools",
+    "thinking",
+    "system_prompt",
+    "append_system_prompt",
+    "permission_mode",
+)
+"""Options that make `-p` run here. `--permission-mode` is one: a run that may need approvals runs where
+nobody-can-answer refuses them with a hint, not in a server where they would wait."""
 
 
 def server_target(ns: dict[str, object], cwd: Path) -> tuple[ServerTarget, str] | None:
@@ -34,7 +46,8 @@ def server_target(ns: dict[str, object], cwd: Path) -> tuple[ServerTarget, str] 
     if where is None:
         return None
     model = ns["model"]
-    return ServerTarget(cwd=cwd, model=model if isinstance(model, str) else None), where
+    model_ref = model if isinstance(model, str) else None
+    return ServerTarget(cwd=cwd, model=model_ref, permission_mode="auto"), where  # nobody answers approvals
 
 
 def _choice(ns: dict[str, object], cwd: Path) -> str:

@@ -7,6 +7,7 @@ exceptions (design.md D2). Messages say what to do.
     ├── ConfigError            bad or missing configuration (settings, models.json, auth.json)
     │   └── MissingApiKeyError no key for a provider; names the variable or file to set
     ├── ModelNotFoundError     an unknown provider or model that cannot be resolved
+    ├── PermissionModeError    a permission mode the server does not allow (a 403 naming the allowed ones)
     ├── OutsideRootError       a path a request names lies outside the server's root (a 403)
     ├── SessionError           a transcript that cannot be opened, found or written
     │   ├── SessionNotFoundError
@@ -15,7 +16,8 @@ exceptions (design.md D2). Messages say what to do.
     ├── ServerUnavailableError a Jupyter server could not be reached (worth retrying)
     ├── KernelError            a kernel could not be started or used
     │   └── KernelDiedError    the kernel process went away (crash, os._exit, out of memory)
-    └── BusyError              an operation that needs an idle session was asked while a run is going
+    ├── BusyError              an operation that needs an idle session was asked while a run is going
+    └── RunFailedError         a notebook prompt's run ended in an error: the cell fails, so pipelines stop
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ __all__ = [
     "MissingApiKeyError",
     "ModelNotFoundError",
     "OutsideRootError",
+    "PermissionModeError",
     "PrimeError",
+    "RunFailedError",
     "ServerUnavailableError",
     "SessionError",
     "SessionNotFoundError",
@@ -96,3 +100,16 @@ class KernelDiedError(KernelError):
 
 class BusyError(PrimeError):
     """The session is running; wait for it to become idle or abort it first."""
+
+
+class RunFailedError(PrimeError):
+    """A `%%prime` run ended in an error (or could not start); raised in the cell after the cell showed what
+    happened, so that "Run all", nbclient and papermill stop there (`--no-raise` keeps going)."""
+
+    def _render_traceback_(self) -> list[str]:
+        """What IPython shows instead of a stack trace: the failure is the news, not our call stack."""
+        return [f"{type(self).__name__}: {self}"]
+
+
+class PermissionModeError(PrimeError):
+    """A permission mode the server's `allowed_permission_modes` forbids; names the allowed ones."""

@@ -26,8 +26,12 @@ know, and say which moment has come:
   `benchmarks/bench_resume_library.py`). A session's transcript is acyclic data: when the session
   goes, reference counting frees it, frozen or not.
 
-The price of freezing is that a garbage cycle among frozen objects is never collected; plain reference
-counting still frees everything else.
+Every freeze comes after a collection (`_freeze`), so what is frozen is what is alive: garbage frozen with
+it would never be freed. The price of freezing is then only that a cycle among frozen objects that becomes
+garbage later is never collected; plain reference counting still frees everything else.
+
+The Jupyter server is shared with the user's other extensions: it calls these moments only when its
+administrator opts in (`c.PrimeApp.tune_process_memory`); the command line, whose process is its own, always.
 """
 
 from __future__ import annotations
@@ -58,7 +62,7 @@ def start_up_done() -> bool:
     Says whether this call did it (only the first call after `start_up()` does)."""
     if gc.isenabled():
         return False
-    gc.freeze()
+    _freeze()
     gc.enable()
     heap_policy.reuse_freed_blocks()
     return True
@@ -70,7 +74,7 @@ def modules_loaded() -> bool:
     if len(sys.modules) <= _modules_at_last_freeze:
         return False
     _modules_at_last_freeze = len(sys.modules)
-    gc.freeze()
+    _freeze()
     if log.isEnabledFor(logging.DEBUG):  # counting the frozen objects walks them all: 60 ms after an SDK import
         log.debug("froze %d long-lived objects (%d modules)", gc.get_freeze_count(), _modules_at_last_freeze)
     return True
@@ -84,6 +88,12 @@ def bulk_load() -> Iterator[None]:
     try:
         yield
     finally:
-        gc.freeze()
+        _freeze()
         if was_enabled:
             gc.enable()
+
+
+def _freeze() -> None:
+    """Collect, then freeze what is left: the garbage of the moment is freed, not frozen with the living."""
+    gc.collect()
+    gc.freeze()

@@ -1,6 +1,6 @@
 """The process's C-heap policy, in one named moment that only the hosts call (as `gc_policy` is): the
 command line once its start-up is over (`gc_policy.start_up_done()`), the server when it makes its
-bridge.
+bridge, if its administrator let it (`c.PrimeApp.tune_process_memory`: the server is a shared process).
 
 Each turn of a long session builds its request body anew as one large bytes object (5.7 MB at 10,000
 entries), and the HTTP stack copies it once more on its way to the socket. glibc's malloc serves a
@@ -21,7 +21,7 @@ Elsewhere than glibc (macOS, musl) nothing is done: `mallopt` is missing or a no
 
 from __future__ import annotations
 
-__all__ = ["reuse_freed_blocks"]
+__all__ = ["applied", "reuse_freed_blocks"]
 
 _M_TRIM_THRESHOLD = -1
 _M_MMAP_THRESHOLD = -3
@@ -29,6 +29,11 @@ _MMAP_THRESHOLD = 32 * 1024 * 1024
 _TRIM_THRESHOLD = 2 * _MMAP_THRESHOLD
 
 _applied = False
+
+
+def applied() -> bool:
+    """Whether `reuse_freed_blocks()` has run in this process (and so may have changed its allocator)."""
+    return _applied
 
 
 def reuse_freed_blocks() -> bool:

@@ -6,6 +6,7 @@ import gc
 import subprocess
 import sys
 import types
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -58,6 +59,31 @@ def test_a_bulk_load_pauses_the_collector_and_freezes_what_it_built() -> None:
     with gc_policy.bulk_load():
         pass
     assert not gc.isenabled()  # what it found, it leaves
+
+
+class _Node:
+    cycle: _Node | None = None
+
+
+def test_a_freeze_collects_first_so_garbage_is_freed_not_frozen(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression (issue 25): `gc.freeze()` ran without a collection, freezing the garbage of the moment
+    with the living, never to be freed."""
+    for moment in ("start_up_done", "modules_loaded", "bulk_load"):
+        monkeypatch.setattr(gc_policy, "_modules_at_last_freeze", 0)  # as in a fresh process: modules are new
+        gc_policy.start_up()  # the collector off, so nothing but the moment collects
+        garbage = _Node()
+        garbage.cycle = garbage  # only the collector frees a cycle
+        freed = weakref.ref(garbage)
+        del garbage
+        if moment == "bulk_load":
+            with gc_policy.bulk_load():
+                pass
+        elif moment == "modules_loaded":
+            assert gc_policy.modules_loaded() is True
+        else:
+            assert gc_policy.start_up_done() is True
+        assert freed() is None, moment
+        gc.unfreeze()
 
 
 def test_only_the_policy_module_touches_the_collector() -> None:

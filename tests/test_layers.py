@@ -227,7 +227,7 @@ PLANTED = {
     ),
     "another layer's private module": (
         "prime_jupyter/runtime/x.py",
-        "from prime_jupyter.ai.providers._http import c\n",
+        "from prime_jupyter.ai.providers._client import c\n",
     ),
     "a provider SDK outside ai": ("prime_jupyter/runtime/x.py", "import anthropic\n"),
     "Textual in the runtime": ("prime_jupyter/runtime/x.py", "from textual.app import App\n"),

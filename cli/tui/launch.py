@@ -16,7 +16,7 @@ takes keys while it loads:
   is imported in a thread before the session is opened;
 - the session then runs on an event loop of its own, in a thread (`runtime_thread.py`), so that its
   provider stream does not hold the app's loop; the provider's own module is a few milliseconds since the
-  providers stopped importing an SDK (`ai/providers/_http.py`), and is imported by the first turn.
+  providers stopped importing an SDK (`ai/providers/_client.py`), and is imported by the first turn.
 """
 
 from __future__ import annotations

@@ -4,12 +4,14 @@
 red, `text/plain` of results and displays, an `edit()` diff coloured, an image as a placeholder with its
 type, size and pixel size, a traceback without colour codes and separator lines). `bash`: the command
 and its output. `edit`: its coloured diff; `write`: the content written; `read`: what it read. Any other
-tool: its arguments and the text of its result. Long output shows its last lines until expanded.
+tool: its arguments and the text of its result; `notebook_edit`: each changed cell with its lines added and
+removed. Long output shows its last lines until expanded.
 """
 
 from __future__ import annotations
 
 import base64
+import difflib
 import json
 import re
 import struct
@@ -77,7 +79,10 @@ def card_data(tool: ToolView) -> CardData:
 
 def summary_of(view: CardData) -> str:
     """The card's header line after the tool's name: the first line of its code or command."""
-    key = {"ipython": "code", "bash": "command", "edit": "path", "write": "path", "read": "path"}.get(view.name)
+    key = {
+        "ipython": "code", "bash": "command", "edit": "path", "write": "path", "read": "path",
+        "notebook_read": "path", "notebook_edit": "path", "notebook_run": "path",
+    }.get(view.name)  # fmt: skip
     value = view.args.get(key) if key else next((v for v in view.args.values() if isinstance(v, str)), None)
     first = value.strip().splitlines()[0] if isinstance(value, str) and value.strip() else ""
     return first if len(first) <= _SUMMARY_LENGTH else first[: _SUMMARY_LENGTH - 1] + "…"
@@ -106,6 +111,10 @@ def render_tool(view: CardData, expanded: bool) -> RenderableType:
         details = view.details if isinstance(view.details, dict) else {}
         diff = details.get("diff")
         output = _diff_text(diff) if isinstance(diff, str) and diff else _plain_output(view)
+    elif view.name == "notebook_edit" and _cell_changes(view):
+        output = _notebook_changes(view)
+    elif view.name in ("notebook_read", "notebook_run"):
+        output = _plain_output(view)
     else:
         if view.args:
             arguments = json.dumps(view.args, indent=2, ensure_ascii=False)
@@ -251,6 +260,33 @@ def _append_bundle(text: Text, data: dict[str, JsonValue], count: JsonValue) -> 
         prefix = f"Out[{count}]: " if isinstance(count, int) else ""
         text.append(prefix, style="dim")
         text.append(_strip_ansi(plain) + "\n")
+
+
+def _cell_changes(view: CardData) -> list[dict[str, JsonValue]]:
+    changes = view.details.get("changes") if isinstance(view.details, dict) else None
+    return [c for c in changes if isinstance(c, dict)] if isinstance(changes, list) else []
+
+
+_VERBS = {"insert": "Inserted", "replace": "Replaced", "delete": "Deleted", "move": "Moved"}
+
+
+def _notebook_changes(view: CardData) -> Text:
+    """Each cell a `notebook_edit` changed: what was done to it, then its lines (added green, removed red)."""
+    text = Text()
+    for change in _cell_changes(view):
+        action = str(change.get("action", ""))
+        text.append(
+            f"{_VERBS.get(action, action)} {change.get('cellType', '')} cell {change.get('cellId', '')}\n", style="bold"
+        )
+        before, after = change.get("before"), change.get("after")
+        if action == "replace" and isinstance(before, str) and isinstance(after, str):
+            lines = difflib.unified_diff(before.split("\n"), after.split("\n"), "before", "after", lineterm="", n=2)
+            text.append_text(_diff_text("\n".join(lines)))
+        elif action in ("insert", "delete"):
+            body, sign = (after, "+") if action == "insert" else (before, "-")
+            if isinstance(body, str):
+                text.append_text(_diff_text("\n".join(f"{sign}{line}" for line in body.split("\n"))))
+    return text
 
 
 def _diff_text(diff: str) -> Text:

@@ -11,6 +11,7 @@ import { PageConfig } from '@jupyterlab/coreutils';
 import type { Widget } from '@lumino/widgets';
 
 import { underRoot } from './format';
+import { type ICellChange, NotebookReview } from './review';
 import type { ICellTarget, IJupyterActions } from './widgets/context';
 
 interface ISharedSource {
@@ -23,8 +24,18 @@ interface ICellLike {
 }
 
 interface INotebookPanelLike extends Widget {
-  readonly content: { readonly activeCell: ICellLike | null; readonly widgets: readonly ICellLike[] };
-  readonly context: { readonly path: string; readonly ready: Promise<void> };
+  readonly content: {
+    readonly activeCell: ICellLike | null;
+    readonly widgets: readonly ICellLike[];
+    activeCellIndex: number;
+    scrollToItem?(index: number): Promise<void>;
+  };
+  readonly context: {
+    readonly path: string;
+    readonly ready: Promise<void>;
+    readonly model: { readonly dirty: boolean; readonly collaborative?: boolean };
+    revert(): Promise<void>;
+  };
   readonly sessionContext?: { readonly ready: Promise<void> };
 }
 
@@ -65,6 +76,8 @@ function errorTexts(cell: unknown): string[] {
 /** Tracks the notebook the user worked in last, and performs the actions on it. */
 export class JupyterActions implements IJupyterActions {
   private lastNotebook: INotebookPanelLike | null = null;
+  /** The agent's notebook edits under review in the open notebooks (Keep / Undo per cell). */
+  readonly review = new NotebookReview(this);
 
   constructor(private readonly app: JupyterFrontEnd) {}
 
@@ -166,6 +179,62 @@ export class JupyterActions implements IJupyterActions {
     }
     await this.app.commands.execute('docmanager:open', { path });
     return true;
+  }
+
+  /** The notebook open at `path`, if any. */
+  openNotebookAt(path: string): INotebookPanelLike | null {
+    return this.openNotebook(path);
+  }
+
+  markForReview(path: string, changes: readonly ICellChange[]): void {
+    this.review.mark(path, changes);
+  }
+
+  undoChanges(path: string, changes: readonly ICellChange[]): Promise<number> {
+    return this.review.undoAll(path, changes);
+  }
+
+  private openNotebook(path: string): INotebookPanelLike | null {
+    for (const widget of this.app.shell.widgets('main')) {
+      const notebook = asNotebook(widget);
+      if (notebook?.context.path === path) {
+        return notebook;
+      }
+    }
+    return null;
+  }
+
+  async openNotebookCell(path: string, cellId: string): Promise<void> {
+    const opened: unknown = await this.app.commands.execute('docmanager:open', { path });
+    const notebook = asNotebook(opened as Widget) ?? this.openNotebook(path);
+    if (!notebook) {
+      return;
+    }
+    await notebook.context.ready;
+    this.app.shell.activateById(notebook.id);
+    const index = notebook.content.widgets.findIndex(cell => cell.model.id === cellId);
+    if (index >= 0) {
+      notebook.content.activeCellIndex = index;
+      await notebook.content.scrollToItem?.(index);
+    }
+  }
+
+  async showSavedNotebook(path: string): Promise<'reloaded' | 'unsaved' | 'live' | 'closed'> {
+    const notebook = this.openNotebook(path);
+    if (!notebook) {
+      return 'closed';
+    }
+    const model = notebook.context.model;
+    if (model.collaborative) {
+      this.review.decorate(path);
+      return 'live';
+    }
+    if (model.dirty) {
+      return 'unsaved';
+    }
+    await notebook.context.revert();
+    this.review.decorate(path);
+    return 'reloaded';
   }
 
   async openKernelConsole(kernelId: string): Promise<void> {

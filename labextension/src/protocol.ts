@@ -103,6 +103,7 @@ export type Command =
   | ClearQueueCommand
   | SetModelCommand
   | SetThinkingLevelCommand
+  | SetPermissionModeCommand
   | CompactCommand
   | NewSessionCommand
   | SwitchSessionCommand
@@ -396,6 +397,7 @@ export interface ConfirmAnswer {
 export interface SelectAnswer {
   kind: 'select';
   optionIds: string[];
+  text?: string | null;
 }
 export interface InputAnswer {
   kind: 'input';
@@ -630,6 +632,15 @@ export interface SetThinkingLevelCommand {
   type: 'set_thinking_level';
   level: string;
 }
+/**
+ * Switch the session's permission mode (`ask`, `accept-edits`, `plan`, `auto`; capability
+ * `permissions`); a mode the server forbids is refused, naming the allowed ones.
+ */
+export interface SetPermissionModeCommand {
+  id?: string | null;
+  type: 'set_permission_mode';
+  mode: string;
+}
 export interface CompactCommand {
   id?: string | null;
   type: 'compact';
@@ -817,6 +828,8 @@ export interface ConnectionState {
   };
   kernelId?: string | null;
   kernelState?: ('stopped' | 'starting' | 'idle' | 'busy' | 'dead') | null;
+  permissionMode?: string | null;
+  allowedPermissionModes?: string[];
 }
 export interface ModelRef {
   provider: string;
@@ -880,6 +893,7 @@ export interface ChatNewRequest {
   cwd?: string | null;
   model?: ModelRef | null;
   thinkingLevel?: string | null;
+  permissionMode?: string | null;
   seedMessages?: SeedMessage[];
   notebookPath?: string | null;
 }
@@ -1054,13 +1068,14 @@ export interface SessionsResult {
 /**
  * Attach to a session (by id or unique id prefix), or create one in `cwd` when no id is given.
  *
- * `model` and `thinkingLevel` apply to a session this request creates.
+ * `model`, `thinkingLevel` and `permissionMode` apply to a session this request creates.
  */
 export interface AttachRequest {
   sessionId?: string | null;
   cwd?: string | null;
   model?: ModelRef | null;
   thinkingLevel?: string | null;
+  permissionMode?: string | null;
   clientProtocolVersion: number;
   clientSchemaRevision?: number;
 }
@@ -1084,6 +1099,7 @@ export interface CommandRequest {
     | ClearQueueCommand
     | SetModelCommand
     | SetThinkingLevelCommand
+    | SetPermissionModeCommand
     | CompactCommand
     | NewSessionCommand
     | SwitchSessionCommand
@@ -1126,14 +1142,16 @@ export interface RunStartedMessage {
   cursor: number;
 }
 /**
- * `POST run`: `message` (with `images`) as a prompt in the session `attach` would attach to. `model`
- * and `thinkingLevel` apply to a session this request creates, and are switched to on an existing one.
+ * `POST run`: `message` (with `images`) as a prompt in the session `attach` would attach to. `model`,
+ * `thinkingLevel` and `permissionMode` apply to a session this request creates, and are switched to on an
+ * existing one (`jupyter prime -p` asks for `auto`: nobody answers approvals there).
  */
 export interface RunRequest {
   sessionId?: string | null;
   cwd?: string | null;
   model?: ModelRef | null;
   thinkingLevel?: string | null;
+  permissionMode?: string | null;
   message: string;
   images?: ImageContent[];
   clientProtocolVersion: number;

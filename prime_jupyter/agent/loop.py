@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from prime_jupyter.agent.retry import RetryPolicy
 from prime_jupyter.agent.tool import AnyTool
-from prime_jupyter.agent.tools_exec import run_tool_calls
+from prime_jupyter.agent.tools_exec import ToolGate, run_tool_calls
 from prime_jupyter.ai.abort import AbortSignal
 from prime_jupyter.ai.events import AssistantMessageEvent, ErrorEvent
 from prime_jupyter.ai.history import History
@@ -49,6 +49,13 @@ class LoopConfig:
     take_steering: Callable[[], list[Message]] = lambda: []
     take_follow_up: Callable[[], list[Message]] = lambda: []
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    gate: ToolGate | None = None
+    """Sees every valid tool call before it runs (`tools_exec.ToolGate`): the permission mode's check."""
+    offers: Callable[[str], bool] = lambda name: True
+    """Whether a tool (by name) is offered to the model; asked at each model call, so a mode changed
+    during a run counts from the next call (plan mode offers only read-only tools)."""
+    system_note: Callable[[], str] = lambda: ""
+    """Appended to the system prompt at each model call (plan mode tells the model it is planning)."""
 
 
 async def run_loop(
@@ -82,7 +89,7 @@ async def run_loop(
             results: list[ToolResultMessage] = []
             failed = assistant.stop_reason in ("error", "aborted")
             if not failed and assistant.tool_calls():
-                results = await run_tool_calls(assistant, config.tools, emit, signal)
+                results = await run_tool_calls(assistant, config.tools, emit, signal, config.gate)
                 for result in results:
                     push(result)
             emit(TurnEnd(assistant, results))
@@ -147,9 +154,11 @@ async def _stream_once(
     """One model call: (final message, the failure if any, whether message_start was emitted)."""
     options = config.options()
     options.signal = signal
-    tools = [t.spec() for t in config.tools]
+    tools = [t.spec() for t in config.tools if config.offers(t.name)]
+    note = config.system_note()
+    system_prompt = f"{config.system_prompt}\n\n{note}" if note else config.system_prompt
     # Not validated again: the models are, and validating a resumed history's data would build 22,000 models.
-    context = Context.model_construct(system_prompt=config.system_prompt, messages=messages, tools=tools)
+    context = Context.model_construct(system_prompt=system_prompt, messages=messages, tools=tools)
     started = False
 
     def on_event(event: AssistantMessageEvent) -> None:  # in the provider's call: no loop pass per delta

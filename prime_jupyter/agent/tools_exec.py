@@ -1,9 +1,15 @@
-"""Running one assistant message's tool calls: validation, parallel groups, updates, errors as results."""
+"""Running one assistant message's tool calls: validation, parallel groups, updates, errors as results.
+
+A `ToolGate` is the one interception point (design.md D18): it sees each call after its arguments are
+valid and before the tool runs, and may let it run (None) or replace it with a result of its own (a
+refusal the model reads). The runtime's gate applies the session's permission mode and asks for
+approval there; the loop knows nothing of modes.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from pydantic import ValidationError
 
@@ -18,13 +24,19 @@ from prime_jupyter.protocol.events import (
     ToolOutput,
 )
 
-__all__ = ["run_tool_calls"]
+__all__ = ["ToolGate", "run_tool_calls"]
 
 Emit = Callable[[SessionEvent], None]
+ToolGate = Callable[[ToolCall, AbortSignal], Awaitable[ToolOutput | None]]
+"""Decides whether a validated call runs: None runs it, a `ToolOutput` is its result instead."""
 
 
 async def run_tool_calls(
-    assistant: AssistantMessage, tools: list[AnyTool], emit: Emit, signal: AbortSignal
+    assistant: AssistantMessage,
+    tools: list[AnyTool],
+    emit: Emit,
+    signal: AbortSignal,
+    gate: ToolGate | None = None,
 ) -> list[ToolResultMessage]:
     """Run every call; consecutive parallel-safe calls run together, the rest one by one. Results keep
     the calls' order. Once aborted, remaining calls get an 'aborted' error result without running."""
@@ -39,9 +51,9 @@ async def run_tool_calls(
                 group.append(calls[index + len(group)])
         index += len(group)
         if len(group) == 1:  # the common case: run it now, not as a task started at the next loop pass
-            results.append(await _run_one(group[0], by_name, emit, signal))
+            results.append(await _run_one(group[0], by_name, emit, signal, gate))
         else:
-            results.extend(await asyncio.gather(*(_run_one(call, by_name, emit, signal) for call in group)))
+            results.extend(await asyncio.gather(*(_run_one(call, by_name, emit, signal, gate) for call in group)))
     return results
 
 
@@ -49,9 +61,11 @@ def _parallel(tool: AnyTool | None) -> bool:
     return tool is not None and tool.execution_mode == "parallel"
 
 
-async def _run_one(call: ToolCall, by_name: dict[str, AnyTool], emit: Emit, signal: AbortSignal) -> ToolResultMessage:
+async def _run_one(
+    call: ToolCall, by_name: dict[str, AnyTool], emit: Emit, signal: AbortSignal, gate: ToolGate | None
+) -> ToolResultMessage:
     emit(ToolExecutionStart(call.id, call.name, call.arguments))
-    output, is_error = await _execute(call, by_name.get(call.name), emit, signal)
+    output, is_error = await _execute(call, by_name.get(call.name), emit, signal, gate)
     emit(ToolExecutionEnd(call.id, call.name, output, is_error))
     return ToolResultMessage(
         tool_call_id=call.id,
@@ -62,7 +76,9 @@ async def _run_one(call: ToolCall, by_name: dict[str, AnyTool], emit: Emit, sign
     )
 
 
-async def _execute(call: ToolCall, tool: AnyTool | None, emit: Emit, signal: AbortSignal) -> tuple[ToolOutput, bool]:
+async def _execute(
+    call: ToolCall, tool: AnyTool | None, emit: Emit, signal: AbortSignal, gate: ToolGate | None
+) -> tuple[ToolOutput, bool]:
     if tool is None:
         return _error(f"Tool '{call.name}' does not exist. Available tools: use only the tools you were given."), True
     if signal.aborted:
@@ -71,6 +87,15 @@ async def _execute(call: ToolCall, tool: AnyTool | None, emit: Emit, signal: Abo
         params = tool.parameters.model_validate(call.arguments)
     except ValidationError as exc:
         return _error(f"Invalid arguments for {call.name}: {_describe(exc)}"), True
+    if gate is not None:
+        try:
+            refused = await gate(call, signal)
+        except AbortedError:
+            return _error("Aborted by the user before this tool call ran."), True
+        if refused is not None:
+            return refused, refused.is_error
+        if signal.aborted:
+            return _error("Aborted by the user before this tool call ran."), True
 
     def on_update(partial: ToolOutput) -> None:
         emit(ToolExecutionUpdate(call.id, call.name, call.arguments, partial))

@@ -1,13 +1,15 @@
 """Turning provider failures into something the loop can act on: retry, compact, or report.
 
-The providers' transport (`providers._http`) raises the exceptions defined here, and only inside a
+The providers' HTTP client (`providers._client`) raises the exceptions defined here, and only inside a
 provider: `stream()` turns them into error events (design.md D2), so they are not part of the one
 exception tree of `prime_jupyter.errors`.
 
     Exception
     ├── ProviderStatusError      the provider answered with an error status
     ├── ProviderConnectionError  no answer: no connection, one that broke off, or a timeout
-    └── NotAnEventStream         JSON where an event stream was asked for
+    ├── NotAnEventStream         JSON where an event stream was asked for
+    └── ValueError
+        └── ProviderSetupError   a setting makes the request impossible (URL, header, proxy, timeout)
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ __all__ = [
     "NotAnEventStream",
     "ProviderConnectionError",
     "ProviderHints",
+    "ProviderSetupError",
     "ProviderStatusError",
     "classify_exception",
     "classify_status",
@@ -45,6 +48,12 @@ _TRANSIENT_TEXT = re.compile(
 class NotAnEventStream(Exception):
     """The server answered a streaming request with something else (a server or proxy without streaming,
     or an error it reports with status 200). Retrying would get the same answer."""
+
+
+class ProviderSetupError(ValueError):
+    """A setting makes the request impossible before it is sent (an unsupported URL scheme, a header with
+    a line break, an unusable proxy, a bad `PRIME_CONNECT_TIMEOUT_S`): the message says which to fix, and
+    retrying cannot help."""
 
 
 class ProviderStatusError(Exception):
@@ -169,7 +178,7 @@ def classify_exception(exc: BaseException) -> Failure:
         return classify_status(exc.status_code, exc.message, exc.retry_after)
     if isinstance(exc, ProviderConnectionError):
         return Failure(message=str(exc), retryable=True)
-    if isinstance(exc, NotAnEventStream):
+    if isinstance(exc, (NotAnEventStream, ProviderSetupError)):
         return Failure(message=str(exc), retryable=False)
     message = str(exc) or type(exc).__name__
     return Failure(message=message, retryable=bool(_TRANSIENT_TEXT.search(message)))

@@ -39,7 +39,7 @@ from prime_jupyter.ai.events import (
 )
 from prime_jupyter.ai.models import Model, ThinkingLevel
 from prime_jupyter.ai.partial_json import PartialJson
-from prime_jupyter.ai.providers._http import close_clients
+from prime_jupyter.ai.providers._client import close_clients
 from prime_jupyter.ai.types import AssistantMessage, Context, TextContent, ThinkingContent, ToolCall
 from prime_jupyter.ai.usage import apply_cost
 
@@ -65,7 +65,9 @@ class StreamOptions:
     session_id: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
     timeout_s: float = 600.0
-    """Seconds to wait for a connection, for the answer, and for each next piece of it."""
+    """Seconds to wait for the answer's head, and for each next piece of it (a model may think long)."""
+    connect_timeout_s: float | None = None
+    """Seconds to wait for a connection; None: `PRIME_CONNECT_TIMEOUT_S`, else 10 (`providers._client`)."""
     hints: ProviderHints | None = None
     """Where the key came from and the provider's known models, for a refused key's or an unknown
     model's error message (`errors.explain`)."""

@@ -52,6 +52,8 @@ class ServerTarget(NamedTuple):
     session: str | None = None
     model: str | None = None
     new_session_cwd: str | None = None
+    permission_mode: str | None = None
+    """For a new session, or switched to on an existing one; None: the server's default."""
 
 
 async def open_connection(target: LocalTarget | ServerTarget) -> AgentConnection:
@@ -70,13 +72,20 @@ async def _attach(target: ServerTarget) -> AgentConnection:
     model, thinking = _model(target.model)
     new_cwd = target.new_session_cwd or (str(target.cwd) if serves_cwd else None)
     connection = await HttpAgentConnection.connect(
-        endpoint, target.session, cwd=new_cwd, model=model, thinking_level=thinking
+        endpoint,
+        target.session,
+        cwd=new_cwd,
+        model=model,
+        thinking_level=thinking,
+        permission_mode=target.permission_mode,
     )
     try:
         if target.session is not None and model is not None:
             await connection.set_model(model.provider, model.id)
         if target.session is not None and thinking is not None:
             await connection.set_thinking_level(thinking)
+        if target.session is not None and target.permission_mode is not None:
+            await connection.set_permission_mode(target.permission_mode)
     except BaseException:
         await connection.dispose()
         raise

@@ -106,15 +106,23 @@ class HttpAgentConnection:
         cwd: str | None = None,
         model: ModelRef | None = None,
         thinking_level: str | None = None,
+        permission_mode: str | None = None,
         reconnect_window_s: float = 60.0,
         stream_idle_timeout_s: float = 90.0,
     ) -> HttpAgentConnection:
         """Attach to `session` (an id or unique id prefix), or to a new session in `cwd` (relative to
-        the server's root; its root when None) with `model` and `thinking_level`."""
+        the server's root; its root when None) with `model`, `thinking_level` and `permission_mode`."""
         transport = HttpTransport(endpoint, stream_idle_timeout_s)
         try:
             _check_server(await transport.get("prime/api/info", InfoResponse), endpoint.display)
-            request = AttachRequest(session_id=session, cwd=cwd, model=model, thinking_level=thinking_level, **_CLIENT)
+            request = AttachRequest(
+                session_id=session,
+                cwd=cwd,
+                model=model,
+                thinking_level=thinking_level,
+                permission_mode=permission_mode,
+                **_CLIENT,
+            )
             attached, _ = await transport.post(CONNECTION_PATH + "attach", dump(request), AttachResponse)
         except BaseException:
             await transport.aclose()
@@ -240,6 +248,9 @@ class HttpAgentConnection:
 
     async def set_thinking_level(self, level: str) -> None:
         await self._ask(c.SetThinkingLevelCommand(level=level), OkResult)
+
+    async def set_permission_mode(self, mode: str) -> None:
+        await self._ask(c.SetPermissionModeCommand(mode=mode), OkResult)
 
     async def compact(self, custom_instructions: str | None = None) -> CompactResult:
         return await self._ask(c.CompactCommand(custom_instructions=custom_instructions), CompactResult)

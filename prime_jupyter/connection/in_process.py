@@ -63,6 +63,7 @@ from prime_jupyter.runtime.library import (
     rename_saved,
     saved_rows,
 )
+from prime_jupyter.runtime.permissions import PermissionMode, parse_permission_mode
 from prime_jupyter.runtime.session_ops import (
     clone_transcript,
     export_target,
@@ -119,6 +120,8 @@ class LocalTarget:
     this process's own."""
     extra_tools: tuple[AnyTool, ...] = ()
     """Tools of the caller's own (`prime_jupyter.Session.tool`), besides the named ones."""
+    permission_mode: PermissionMode | None = None
+    """`--permission-mode`; None: the transcript's, settings.json's, else `ask` when `interactive`, else `auto`."""
 
     def options(self) -> SessionOptions:
         return SessionOptions(
@@ -135,6 +138,7 @@ class LocalTarget:
             interactive=self.interactive,
             kernel_launcher=self.kernel_launcher,
             extra_tools=list(self.extra_tools),
+            permission_mode=self.permission_mode,
         )
 
 
@@ -252,6 +256,9 @@ class InProcessAgentConnection:
         parsed = parse_thinking_level(level)
         if parsed is not None:
             self.session.set_thinking_level(parsed)
+
+    async def set_permission_mode(self, mode: str) -> None:
+        self.session.set_permission_mode(parse_permission_mode(mode, "mode"))
 
     async def compact(self, custom_instructions: str | None = None) -> CompactResult:
         before = len(self.session.manager.entries)

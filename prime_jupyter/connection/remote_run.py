@@ -158,6 +158,7 @@ def start_run(target: ServerTarget, text: str, images: list[ImageContent] | None
         "cwd": target.new_session_cwd or (str(target.cwd) if serves_cwd else None),
         "model": {"provider": model.provider, "id": model.id} if model is not None else None,
         "thinkingLevel": thinking,
+        "permissionMode": target.permission_mode,
         "message": text,
         "images": [{"type": "image", "data": i.data, "mimeType": i.mime_type} for i in images or []],
         "clientProtocolVersion": PROTOCOL_VERSION,

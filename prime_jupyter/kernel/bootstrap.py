@@ -2,7 +2,8 @@
 
 Sending source (rather than importing prime_jupyter in the kernel) means the kernel's environment needs
 nothing of ours: any IPython kernel works, a remote one included. The cell runs silently (no history,
-no execution count) and leaves only `edit` and `attach_image` in the user namespace.
+no execution count) and leaves only `edit` and `attach_image` in the user namespace. It runs only in
+kernels of the agent's own: the user's notebook kernel (`%%prime`) gets none (`kernel.guest`).
 """
 
 from __future__ import annotations

@@ -2,10 +2,16 @@
 
 KERNEL-SIDE: the bootstrap cell sends this file's source to the kernel (so the kernel needs none of
 prime_jupyter's dependencies); it may import only the standard library, IPython, and `_prime_pngscale`
-(our `pngscale.py`, loaded the same way). `install(shell)` puts `edit` and `attach_image` into the user
-namespace, replaces `%%bash` and hooks the display machinery so images larger than the model may see get
-a downscaled preview in their metadata (made with Pillow when the kernel has it, in pure Python for PNGs
-otherwise). The originals stay untouched for notebooks and the panel.
+(our `pngscale.py`, loaded the same way). In a kernel of the agent's own, `install(shell)` puts `edit`
+and `attach_image` into the user namespace, replaces `%%bash` and hooks the display machinery so images
+larger than the model may see get a downscaled preview in their metadata (made with Pillow when the
+kernel has it, in pure Python for PNGs otherwise). The originals stay untouched for notebooks and the panel.
+
+In the user's own notebook kernel (`%%prime`) nothing is installed: the kernel and its namespace are the
+user's (design.md D16). There the agent's code finds the helpers under one name, `__prime__`
+(`HELPERS_NAME`: `__prime__.edit(...)`, `__prime__.attach_image(...)`), lent by `kernel.inprocess` only
+while that code runs; `%%bash` is IPython's own; previews are made for what the agent is shown
+(`with_preview`), not written into the notebook.
 """
 
 from __future__ import annotations
@@ -24,12 +30,26 @@ import tempfile
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["DIFF_MIME", "PREVIEW_KEY", "BashExitError", "attach_image", "edit", "install", "jpeg_size"]
+__all__ = [
+    "DIFF_MIME",
+    "HELPERS_NAME",
+    "PREVIEW_KEY",
+    "BashExitError",
+    "attach_image",
+    "edit",
+    "helpers_namespace",
+    "install",
+    "jpeg_size",
+    "with_preview",
+]
 
 DIFF_MIME = "application/vnd.prime.diff+json"
 PREVIEW_KEY = "prime.preview"
 _IMAGE_MIMES = ("image/png", "image/jpeg")
 _settings = {"max_side": 1568}
+HELPERS_NAME = "__prime__"
+"""The one name the helpers have in the user's own kernel: a dunder, which Python reserves for the system
+and a user's variables do not take."""
 
 
 def install(shell: Any, max_image_side: int = 1568) -> None:
@@ -41,6 +61,13 @@ def install(shell: Any, max_image_side: int = 1568) -> None:
     shell.register_magic_function(bash, magic_kind="cell", magic_name="bash")
     _wrap(shell.display_pub, "publish", _publish_with_preview)
     _wrap(shell.displayhook, "write_format_data", _format_with_preview)
+
+
+def helpers_namespace() -> Any:
+    """`edit` and `attach_image` as attributes of one object, for `HELPERS_NAME`."""
+    import types
+
+    return types.SimpleNamespace(edit=edit, attach_image=attach_image)
 
 
 # -- edit --------------------------------------------------------------------------------------------
@@ -201,19 +228,19 @@ def _wrap(owner: Any, name: str, make: Callable[[Callable[..., Any]], Callable[.
 
 def _publish_with_preview(original: Callable[..., Any]) -> Callable[..., Any]:
     def publish(data: Any, metadata: Any = None, *args: Any, **kwargs: Any) -> Any:
-        return original(data, _with_preview(data, metadata), *args, **kwargs)
+        return original(data, with_preview(data, metadata), *args, **kwargs)
 
     return publish
 
 
 def _format_with_preview(original: Callable[..., Any]) -> Callable[..., Any]:
     def write_format_data(format_dict: Any, md_dict: Any = None) -> Any:
-        return original(format_dict, _with_preview(format_dict, md_dict))
+        return original(format_dict, with_preview(format_dict, md_dict))
 
     return write_format_data
 
 
-def _with_preview(data: Any, metadata: Any) -> Any:
+def with_preview(data: Any, metadata: Any) -> Any:
     """`metadata` plus a downscaled copy of an oversized image in `data`; never fails the display."""
     try:
         preview = _preview(data)

@@ -10,7 +10,8 @@ so `interrupt` works (a SIGINT to the shell's thread, as Jupyter's stop button s
 limit holds, and the user's own interrupt aborts the run instead of wedging the kernel. Without a
 channel, code runs in the calling thread (a plain shell driven from its own thread, as in tests).
 
-`restart` refuses: the kernel is the user's.
+`restart` refuses: the kernel is the user's. For the same reason no bootstrap cell runs in it: the
+helpers are lent to each execution (`guest`), and the display hooks are wrapped only while it runs.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TextIO, TypeVar
 
+from prime_jupyter.kernel.guest import lent_helpers
+from prime_jupyter.kernel.helpers import with_preview
 from prime_jupyter.kernel.ops import ExecuteReply, KernelError, KernelInfo, OutputMessage, OutputSink
 
 __all__ = ["InProcessKernelOps", "InProcessLauncher", "ShellChannel"]
@@ -250,7 +253,7 @@ class InProcessKernelOps:
     def _run(self, code: str, sink: OutputSink, silent: bool) -> ExecuteReply:
         self._idle.clear()
         try:
-            with _teed(self._shell, sink):
+            with _teed(self._shell, sink), lent_helpers(self._shell):
                 result = self._shell.run_cell(code, store_history=self._store_history and not silent, silent=silent)
         finally:
             self._idle.set()
@@ -259,6 +262,11 @@ class InProcessKernelOps:
             self._channel.note_keyboard_interrupt()
         count = result.execution_count if isinstance(result.execution_count, int) else None
         return ExecuteReply(status="ok" if result.success else "error", execution_count=count)
+
+    def user_namespace(self) -> tuple[dict[str, object], dict[str, object]]:
+        """The user's namespace and the names IPython hides in it (`kernel.namespace` reads them here,
+        without running code in the user's cell)."""
+        return self._shell.user_ns, getattr(self._shell, "user_ns_hidden", {})
 
     async def wait_idle(self, seconds: float) -> bool:
         if self._idle.is_set():
@@ -284,7 +292,9 @@ class InProcessKernelOps:
 
 
 class InProcessLauncher:
-    """A `KernelLauncher` that hands out the running shell (kernel name and cwd are the notebook's)."""
+    """A `KernelLauncher` that hands out the running shell (kernel name and cwd are the notebook's): the
+    user's own kernel, where no bootstrap cell runs (`IpythonKernelProvisioner`) and the helpers are
+    `__prime__` (`tools.ipython`)."""
 
     def __init__(self, shell: Any, channel: ShellChannel | None = None, *, store_history: bool = True) -> None:
         self._ops = InProcessKernelOps(shell, channel, store_history=store_history)
@@ -316,7 +326,8 @@ class _Tee:
 
     def publish(self, original: Any) -> Any:
         def publish(data: Any, metadata: Any = None, transient: Any = None, update: bool = False, **kw: Any) -> Any:
-            content = {"data": data, "metadata": metadata or {}, "transient": transient or {}}
+            shown = with_preview(data, metadata) or {}  # for the agent: the notebook's output stays as it was
+            content = {"data": data, "metadata": shown, "transient": transient or {}}
             self.report("update_display_data" if update else "display_data", content)
             return self.quietly(original, data, metadata, transient=transient, update=update, **kw)
 
@@ -332,7 +343,8 @@ class _Tee:
     def write_format_data(self, original: Any) -> Any:
         def write_format_data(format_dict: Any, md_dict: Any = None) -> Any:
             count = self.shell.displayhook.prompt_count
-            self.report("execute_result", {"data": format_dict, "metadata": md_dict or {}, "execution_count": count})
+            shown = with_preview(format_dict, md_dict) or {}
+            self.report("execute_result", {"data": format_dict, "metadata": shown, "execution_count": count})
             return self.quietly(original, format_dict, md_dict)
 
         return write_format_data

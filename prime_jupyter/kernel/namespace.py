@@ -25,11 +25,11 @@ MAX_SHOWN = 60
 _MARK = "\x1eprime-namespace\x1e"
 _LIMIT = 2_000  # names fingerprinted at most
 
-_CODE = r"""
+_SUMMARY = r"""
 def _summary(ns, hidden, limit):
     import sys, types
     pd, np = sys.modules.get("pandas"), sys.modules.get("numpy")
-    skip = {"In", "Out", "get_ipython", "exit", "quit", "open"}
+    skip = {"In", "Out", "get_ipython", "exit", "quit"}
     rows = []
     for name, value in list(ns.items()):
         if name.startswith("_") or name in skip or (name in hidden and hidden[name] is value):
@@ -46,6 +46,8 @@ def _summary(ns, hidden, limit):
                 detail = f"{len(value):,}, {value.dtype}"
             elif np is not None and isinstance(value, np.ndarray):
                 detail = f"{'x'.join(f'{n:,}' for n in value.shape)} {value.dtype}"
+            elif np is not None and isinstance(value, np.generic):  # before float: np.float64 is one
+                detail = repr(value.item())[:40]
             elif isinstance(value, (bool, int, float, complex)):
                 detail = repr(value)[:40]
             elif isinstance(value, (str, bytes, list, tuple, dict, set, frozenset)):
@@ -60,8 +62,11 @@ def _summary(ns, hidden, limit):
         if len(rows) >= limit:
             break
     return rows
+"""
+"""Runs in the kernel (sent as source: the kernel needs nothing of ours), or in this process for a
+`%%prime` session, whose kernel is the process itself."""
 
-
+_EMIT = r"""
 def _emit(ip, mark, limit):
     import json
     rows = _summary(ip.user_ns, getattr(ip, "user_ns_hidden", {}), limit)
@@ -114,12 +119,19 @@ def _short(variable: Variable) -> str:
 
 def summary_code() -> str:
     """The silent cell that prints the namespace as one marked JSON line, in a namespace of its own."""
-    inner = _CODE.replace("MARK", repr(_MARK)).replace("LIMIT", str(_LIMIT))
+    inner = _SUMMARY + _EMIT.replace("MARK", repr(_MARK)).replace("LIMIT", str(_LIMIT))
     return f"exec(compile({inner!r}, '<prime-namespace>', 'exec'), {{'__builtins__': __builtins__}})"
 
 
 async def read_namespace(ops: KernelOps) -> Namespace | None:
-    """The kernel's namespace; None when the kernel could not say (an error, a kernel without IPython)."""
+    """The kernel's namespace; None when the kernel could not say (an error, a kernel without IPython).
+
+    A kernel that is this process (`kernel.inprocess`: it has `user_namespace`) is read directly: code run
+    there would print into the user's cell."""
+    own = getattr(ops, "user_namespace", None)
+    if callable(own):
+        namespace, hidden = own()
+        return summarize(namespace, hidden)
     chunks: list[str] = []
 
     def sink(message: OutputMessage) -> None:
@@ -135,6 +147,14 @@ async def read_namespace(ops: KernelOps) -> Namespace | None:
     except (ValueError, IndexError):
         return None
     return {str(r[0]): Variable(str(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in _rows(rows)}
+
+
+def summarize(namespace: dict[str, object], hidden: dict[str, object]) -> Namespace:
+    """The summary of a namespace of this process (the code the kernel runs, run here)."""
+    scope: dict[str, object] = {}
+    exec(compile(_SUMMARY, "<prime-namespace>", "exec"), scope)
+    rows = scope["_summary"](namespace, hidden, _LIMIT)  # type: ignore[operator]
+    return {str(r[0]): Variable(str(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in rows}
 
 
 def _rows(value: JsonValue) -> list[list[JsonValue]]:

@@ -17,6 +17,7 @@ from typing import Literal
 
 from prime_jupyter.errors import BusyError
 from prime_jupyter.kernel.bootstrap import bootstrap_code
+from prime_jupyter.kernel.inprocess import InProcessLauncher
 from prime_jupyter.kernel.ops import KernelDiedError, KernelError, KernelLauncher, KernelOps
 from prime_jupyter.kernel.outputs import OutputAccumulator
 
@@ -70,7 +71,9 @@ class IpythonKernelProvisioner:
         self.cwd = os.fspath(cwd)
         self.kernel_name = kernel_name
         self.env = dict(env) if env else None
-        self.bootstrap = bootstrap_code() if bootstrap is None else bootstrap
+        if bootstrap is None:  # the user's own kernel gets none: its helpers are lent to each run (`guest`)
+            bootstrap = "" if isinstance(launcher, InProcessLauncher) else bootstrap_code()
+        self.bootstrap = bootstrap
         self.busy_grace_s = busy_grace_s
         self.lock = asyncio.Lock()  # one execution at a time: the kernel is single-threaded
         self.bootstrap_error: str | None = None

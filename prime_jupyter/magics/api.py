@@ -247,7 +247,8 @@ class Session:
         self._abort_soon().result(timeout=30)
 
     def export(self, fmt: ExportFormat = "html", path: str | None = None) -> Path:
-        """Write the session as HTML, JSONL or a notebook (default: beside the transcript); where it went."""
+        """Write the session as HTML, JSONL or a notebook (default: in the `exports` folder of the sessions
+        folder); where it went."""
         result = self.call(lambda connection: connection.export(fmt, path))
         return Path(result.path)
 

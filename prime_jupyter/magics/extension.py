@@ -1,6 +1,7 @@
 """The `%prime` / `%%prime` magics: one agent session per notebook, its answers streamed into cells.
 
     %%prime [--model provider/id[:thinking]] [--kernel notebook|separate] [--no-interpolate] [--insert]
+            [--no-raise]
     <prompt, with {variables}, {In[n]}, {Out[n]} and {Err} interpolated>
 
     %prime ask "one-line prompt"        %prime fix          (explain and fix the last exception)
@@ -8,7 +9,9 @@
     %prime export [html|jsonl|ipynb] [PATH]
 
 `--insert` puts the answer's code into a new cell below (its first line says where it came from)
-instead of running it. Consecutive `%%prime` cells continue one session, an ordinary transcript the
+instead of running it. A prompt whose run ends in an error (or cannot start) fails its cell with
+`RunFailedError` after showing what happened, so "Run all" and nbclient stop there; `--no-raise` only
+shows it. Consecutive `%%prime` cells continue one session, an ordinary transcript the
 panel and `jupyter prime -r` open. Nothing heavy is imported before the first prompt.
 """
 
@@ -18,7 +21,7 @@ import argparse
 import shlex
 from typing import TYPE_CHECKING, Any
 
-from prime_jupyter.errors import PrimeError
+from prime_jupyter.errors import PrimeError, RunFailedError
 
 if TYPE_CHECKING:
     from prime_jupyter.connection.base import AgentConnection
@@ -42,6 +45,7 @@ def _prompt_parser() -> _Parser:
     parser.add_argument("--kernel", choices=("notebook", "separate"))
     parser.add_argument("--no-interpolate", action="store_true")
     parser.add_argument("--insert", action="store_true")
+    parser.add_argument("--no-raise", action="store_true")
     parser.add_argument("words", nargs="*")
     return parser
 
@@ -67,7 +71,13 @@ class NotebookMagics:
         try:
             self._dispatch(line, cell)
         except PrimeError as error:
-            print(str(error))
+            if not _is_prompt(line, cell) or _no_raise(line):
+                if not isinstance(error, RunFailedError):  # that one the cell shows already
+                    print(str(error))
+            elif isinstance(error, RunFailedError):
+                raise
+            else:
+                raise RunFailedError(str(error)) from None
 
     def _dispatch(self, line: str, cell: str | None) -> None:
         if cell is not None:
@@ -130,7 +140,12 @@ class NotebookMagics:
             session.set_kernel("notebook")
         if model:
             session.set_model(model)
-        return run_in_cell(session, text)
+        answer = run_in_cell(session, text)
+        if answer.stop_reason == "aborted" and not answer.error:
+            raise RunFailedError("the run was aborted")
+        if answer.stop_reason in ("error", "aborted"):
+            raise RunFailedError(f"the run ended in an error: {answer.error}")
+        return answer
 
     # --- commands ---------------------------------------------------------------------------------
 
@@ -183,6 +198,18 @@ class NotebookMagics:
         if self._session is not None:
             self._session.close()
             self._session = None
+
+
+def _is_prompt(line: str, cell: str | None) -> bool:
+    """Whether the magic asked the model (`%%prime`, `%prime ask`, `%prime fix`): those fail their cell."""
+    return cell is not None or line.split(maxsplit=1)[:1] in (["ask"], ["fix"])
+
+
+def _no_raise(line: str) -> bool:
+    try:
+        return "--no-raise" in shlex.split(line)
+    except ValueError:
+        return False
 
 
 _FORMATS: dict[str, ExportFormat] = {"html": "html", "jsonl": "jsonl", "ipynb": "ipynb"}

@@ -24,7 +24,7 @@ from typing import Literal, Protocol, TypeAlias
 
 from pydantic import JsonValue
 
-from prime_jupyter.protocol.events import SessionEvent
+from prime_jupyter.protocol.events import Notify, SessionEvent
 from prime_jupyter.protocol.mapper import EventMapper
 from prime_jupyter.protocol.view import ErrorView, ReasoningView, TextView, ToolView, ViewFold, ViewState
 
@@ -49,7 +49,11 @@ class CellFold:
         self._shape: tuple[tuple[str, str], ...] = ()
 
     def apply(self, event: SessionEvent) -> Change:
-        """Fold `event`; what changed, for the throttle."""
+        """Fold `event`; what changed, for the throttle. A notification (what the run did to the kernel)
+        becomes a line under the answer."""
+        if isinstance(event, Notify):
+            self.note(event.message)
+            return "structure"
         before = self._fold.state
         after = self._fold.apply_event(event)
         if after is before:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import json
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -70,6 +71,12 @@ class CellChange:
     before: str | None
     after: str | None
     index: int
+    """Where the cell is after the edit (for a delete: where it was)."""
+    from_index: int | None = None
+    """A move's position before it."""
+    before_outputs: list[JsonValue] | None = None
+    """A replaced or deleted code cell's outputs, so a review can restore them (None when too large)."""
+    before_count: int | None = None
 
 
 def cells_of(notebook: Notebook) -> list[Cell]:
@@ -175,20 +182,36 @@ def _apply(notebook: Notebook, edit: Edit, provenance: dict[str, JsonValue]) -> 
     index, cell = find_cell(notebook, edit.cell_id)
     before = cell_source(cell)
     kind = str(cell.get("cell_type", "code"))
+    outputs, count = _kept_outputs(cell)
     if edit.action == "delete":
         del cells[index]
-        return CellChange("delete", edit.cell_id, kind, before, None, index)
+        return CellChange("delete", edit.cell_id, kind, before, None, index, None, outputs, count)
     if edit.action == "move":
         if edit.after == edit.cell_id:
             raise ToolError("a cell cannot be moved after itself")
         del cells[index]
         target = _position_after(notebook, edit.after)
         cells.insert(target, cell)
-        return CellChange("move", edit.cell_id, kind, before, before, target)
+        return CellChange("move", edit.cell_id, kind, before, before, target, index)
     if edit.source is None and edit.cell_type is None:
         raise ToolError("a replace needs `source`, `cell_type` or both")
     _replace(cell, edit, provenance)
-    return CellChange("replace", edit.cell_id, str(cell["cell_type"]), before, cell_source(cell), index)
+    after = cell_source(cell)
+    return CellChange("replace", edit.cell_id, str(cell["cell_type"]), before, after, index, None, outputs, count)
+
+
+_KEPT_OUTPUT_CHARS = 100_000
+
+
+def _kept_outputs(cell: Cell) -> tuple[list[JsonValue] | None, int | None]:
+    """A code cell's outputs and execution count as they were, when small enough to carry in a result."""
+    outputs = cell.get("outputs")
+    count = cell.get("execution_count")
+    if cell.get("cell_type") != "code" or not isinstance(outputs, list):
+        return None, None
+    if len(json.dumps(outputs)) > _KEPT_OUTPUT_CHARS:
+        return None, count if isinstance(count, int) else None
+    return copy.deepcopy(outputs), count if isinstance(count, int) else None
 
 
 def _replace(cell: Cell, edit: Edit, provenance: dict[str, JsonValue]) -> None:

@@ -42,6 +42,7 @@ __all__ = [
     "RestartKernelCommand",
     "SetLabelCommand",
     "SetModelCommand",
+    "SetPermissionModeCommand",
     "SetThinkingLevelCommand",
     "SteerCommand",
     "SwitchSessionCommand",
@@ -94,6 +95,14 @@ class SetModelCommand(_Command):
 class SetThinkingLevelCommand(_Command):
     type: Literal["set_thinking_level"] = "set_thinking_level"
     level: str
+
+
+class SetPermissionModeCommand(_Command):
+    """Switch the session's permission mode (`ask`, `accept-edits`, `plan`, `auto`; capability
+    `permissions`); a mode the server forbids is refused, naming the allowed ones."""
+
+    type: Literal["set_permission_mode"] = "set_permission_mode"
+    mode: str
 
 
 class CompactCommand(_Command):
@@ -218,6 +227,7 @@ Command: TypeAlias = Annotated[
     | ClearQueueCommand
     | SetModelCommand
     | SetThinkingLevelCommand
+    | SetPermissionModeCommand
     | CompactCommand
     | NewSessionCommand
     | SwitchSessionCommand

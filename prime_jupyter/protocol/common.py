@@ -9,6 +9,7 @@ imports this much and no more.
 from __future__ import annotations
 
 import functools
+import unicodedata
 from typing import Annotated, Literal, TypeAlias
 
 from pydantic import AfterValidator, Field, TypeAdapter
@@ -33,11 +34,14 @@ def _one_line(name: str) -> str:
     cleaned = " ".join(name.split())
     if not cleaned:
         raise ValueError("a name needs a visible character")
+    if any(unicodedata.category(char) == "Cc" for char in cleaned):  # whitespace is folded above
+        raise ValueError("a name cannot hold a control character (such as NUL); use printable characters")
     return cleaned
 
 
 SessionName = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_one_line)]
-"""A session name as every list and title bar shows it: one line, runs of whitespace made one space."""
+"""A session name as every list and title bar shows it: one line, runs of whitespace made one space; no
+other control character (a NUL in a name cuts it short in C strings and terminals)."""
 
 
 @functools.cache

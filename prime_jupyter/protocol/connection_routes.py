@@ -64,12 +64,13 @@ __all__ = [
 class AttachRequest(WireModel):
     """Attach to a session (by id or unique id prefix), or create one in `cwd` when no id is given.
 
-    `model` and `thinkingLevel` apply to a session this request creates."""
+    `model`, `thinkingLevel` and `permissionMode` apply to a session this request creates."""
 
     session_id: str | None = None
     cwd: str | None = None
     model: ModelRef | None = None
     thinking_level: str | None = None
+    permission_mode: str | None = None
     client_protocol_version: int
     client_schema_revision: int = 0
 
@@ -101,13 +102,15 @@ class WaitResult(WireModel):
 
 
 class RunRequest(WireModel):
-    """`POST run`: `message` (with `images`) as a prompt in the session `attach` would attach to. `model`
-    and `thinkingLevel` apply to a session this request creates, and are switched to on an existing one."""
+    """`POST run`: `message` (with `images`) as a prompt in the session `attach` would attach to. `model`,
+    `thinkingLevel` and `permissionMode` apply to a session this request creates, and are switched to on an
+    existing one (`jupyter prime -p` asks for `auto`: nobody answers approvals there)."""
 
     session_id: str | None = None
     cwd: str | None = None
     model: ModelRef | None = None
     thinking_level: str | None = None
+    permission_mode: str | None = None
     message: str
     images: list[ImageContent] = Field(default_factory=list)
     client_protocol_version: int

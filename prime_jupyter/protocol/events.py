@@ -28,6 +28,7 @@ __all__ = [
     "MessageUpdate",
     "ModelChanged",
     "Notify",
+    "PermissionModeChanged",
     "QuestionAsked",
     "QuestionResolved",
     "QueueUpdate",
@@ -218,6 +219,14 @@ class ThinkingLevelChanged:
 
 
 @dataclass(slots=True, frozen=True)
+class PermissionModeChanged:
+    """The session's permission mode changed (`ask`, `accept-edits`, `plan`, `auto`)."""
+
+    mode: str
+    type: Literal["permission_mode_changed"] = "permission_mode_changed"
+
+
+@dataclass(slots=True, frozen=True)
 class ModelChanged:
     """The session's model changed."""
 
@@ -333,6 +342,7 @@ SessionEvent: TypeAlias = (
     | QueueUpdate
     | SessionInfoChanged
     | ThinkingLevelChanged
+    | PermissionModeChanged
     | ModelChanged
     | QuestionAsked
     | QuestionResolved

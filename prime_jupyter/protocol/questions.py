@@ -63,6 +63,9 @@ class ConfirmAnswer(WireModel):
 class SelectAnswer(WireModel):
     kind: Literal["select"] = "select"
     option_ids: list[str]
+    text: str | None = None
+    """Words the user added to the choice: the reason of a rejected approval (`reject_once`), which the
+    model reads."""
 
 
 class InputAnswer(WireModel):

@@ -98,6 +98,9 @@ class ChatNewRequest(WireModel):
     cwd: str | None = None
     model: ModelRef | None = None
     thinking_level: str | None = None
+    permission_mode: str | None = None
+    """`ask`, `accept-edits`, `plan` or `auto` (capability `permissions`); None: the server's default. A
+    mode the server forbids answers 403 naming the allowed ones."""
     seed_messages: list[SeedMessage] = Field(default_factory=list)
     notebook_path: str | None = None
     """Tie the session to this notebook (relative to `cwd`): its `ipython` tool runs in the notebook's

@@ -65,6 +65,10 @@ class ConnectionState(WireModel):
     header: dict[str, JsonValue] = Field(default_factory=dict)
     kernel_id: str | None = None
     kernel_state: KernelState | None = None
+    permission_mode: str | None = None
+    """`ask`, `accept-edits`, `plan` or `auto` (None: a server too old to have modes)."""
+    allowed_permission_modes: list[str] = Field(default_factory=list)
+    """The modes the session may switch to (the server's `allowed_permission_modes`)."""
 
 
 class RunningShell(WireModel):
@@ -158,6 +162,7 @@ COMMAND_RESULTS: dict[str, type[WireModel]] = {
     "clear_queue": QueueResult,
     "set_model": OkResult,
     "set_thinking_level": OkResult,
+    "set_permission_mode": OkResult,
     "compact": CompactResult,
     "new_session": ReplacedResult,
     "switch_session": ReplacedResult,

@@ -31,6 +31,7 @@ __all__ = [
     "CAP_EXPORT_IPYNB",
     "CAP_IMAGES",
     "CAP_KERNEL_CONTROL",
+    "CAP_PERMISSIONS",
     "CAP_QUESTIONS",
     "CAP_REASONING",
     "CAP_RUN",
@@ -48,7 +49,7 @@ __all__ = [
 ]
 
 PROTOCOL_VERSION = 1
-SCHEMA_REVISION = 9
+SCHEMA_REVISION = 10
 
 CAP_REASONING = "reasoning"
 """Thinking is forwarded as `reasoning-delta` frames and `reasoning` parts."""
@@ -89,6 +90,12 @@ CAP_NOTEBOOK_SESSIONS = "notebook-sessions"
 kernel; the notebook tools (`notebook_read`, `notebook_edit`, `notebook_run`). An older server ignores the
 field and runs the agent's code in a kernel of its own: so clients check this before relying on it."""
 
+CAP_PERMISSIONS = "permissions"
+"""Permission modes: `ChatNewRequest.permissionMode`, the `set_permission_mode` command, `permissionMode` and
+`allowedPermissionModes` on `ConnectionState`, approvals as `select` questions whose answer may carry
+`text`. An older server ignores `permissionMode` and runs every tool: clients check this before relying
+on a mode."""
+
 CAPABILITIES: tuple[str, ...] = (
     CAP_REASONING,
     CAP_TOOL_INPUT_STREAMING,
@@ -104,6 +111,7 @@ CAPABILITIES: tuple[str, ...] = (
     CAP_RUN,
     CAP_SHELL_EVENTS,
     CAP_NOTEBOOK_SESSIONS,
+    CAP_PERMISSIONS,
 )
 """Everything this version of the server offers."""
 
@@ -117,6 +125,8 @@ REVISIONS: dict[int, str] = {
     7: "shell chat frames, shell_execution_* session events and ShellRequest.executionId (capability shell-events)",
     8: "AttachSnapshot.earlierMessages; runningShells on it and on ChatSessionResponse; ShellRequest/Result listed",
     9: "ChatNewRequest.notebookPath: a session tied to a notebook (capability notebook-sessions)",
+    10: "permission modes: permissionMode on ChatNewRequest, AttachRequest and RunRequest; set_permission_mode; "
+    "ConnectionState.permissionMode and allowedPermissionModes; SelectAnswer.text (capability permissions)",
 }
 SCHEMA_FINGERPRINTS: dict[int, str] = {
     1: "c23c2796b12e",
@@ -128,6 +138,7 @@ SCHEMA_FINGERPRINTS: dict[int, str] = {
     7: "730baf71606c",
     8: "d1a388682a52",
     9: "045da13fc623",
+    10: "db1e983d0706",
 }
 """`schema.schema_fingerprint()` of each revision's exported schema."""
 

@@ -29,14 +29,16 @@ from prime_jupyter.protocol.events import (
     MessageEnd,
     MessageStart,
     ModelChanged,
+    PermissionModeChanged,
     QueueUpdate,
     SessionEvent,
     SessionInfoChanged,
     ThinkingLevelChanged,
     TurnEnd,
 )
+from prime_jupyter.runtime.approvals import DECISION_ENTRY, Approvals
 from prime_jupyter.runtime.compaction import CompactionRunner
-from prime_jupyter.runtime.namespace_watch import NAMESPACE_MESSAGE, NamespaceWatch
+from prime_jupyter.runtime.permissions import PermissionMode, PermissionPolicy, check_mode
 from prime_jupyter.runtime.queue import MessageQueue
 from prime_jupyter.runtime.settings import Settings
 from prime_jupyter.runtime.ui import SessionUI
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
     from prime_jupyter.ai.errors import ProviderHints
     from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
     from prime_jupyter.protocol.snapshot import RunningShell
+    from prime_jupyter.runtime.namespace_watch import NamespaceWatch
     from prime_jupyter.runtime.shell import ShellRun
 
 __all__ = ["AgentSession", "Listener"]
@@ -70,6 +73,9 @@ class AgentSession:
         system_prompt: str,
         disposers: list[Callable[[], Awaitable[None]]] | None = None,
         kernel: IpythonKernelProvisioner | None = None,
+        permission_mode: PermissionMode = "auto",
+        allowed_permission_modes: tuple[PermissionMode, ...] | None = None,
+        interactive: bool = False,
     ) -> None:
         self.manager = manager
         self.registry = registry
@@ -83,8 +89,9 @@ class AgentSession:
         self._listeners: list[Listener] = []
         self._disposers = disposers or []
         self.kernel = kernel
-        self.namespace = NamespaceWatch(kernel) if kernel is not None else None
+        self.namespace = _namespace_watch(kernel)
         """Tells the model what the kernel holds, and the user what a run changed in it."""
+        self._held_end: AgentEnd | None = None
         """The kernel of the session's `ipython` tool (None without one): the server reports its start."""
         self._controller: AbortController | None = None
         self._run_task: asyncio.Task[None] | None = None
@@ -92,12 +99,26 @@ class AgentSession:
         self._shell: AbortController | None = None
         self._shell_run: ShellRun | None = None
         self.ui = SessionUI(self.emit, settings.question_timeout_s)
+        self.allowed_permission_modes = allowed_permission_modes
+        """The modes this session may switch to (None: all); the server's `allowed_permission_modes`."""
+        self.permissions = PermissionPolicy(permission_mode)
+        self.approvals = Approvals(
+            self.permissions,
+            self.ui,
+            lambda data: self.manager.append_custom(DECISION_ENTRY, data),
+            interactive=interactive,
+            timeout_s=settings.approval_timeout_s,
+        )
 
     # --- state ----------------------------------------------------------------------------------
 
     @property
     def session_id(self) -> str:
         return self.manager.session_id
+
+    @property
+    def permission_mode(self) -> PermissionMode:
+        return self.permissions.mode
 
     @property
     def is_running(self) -> bool:
@@ -139,6 +160,9 @@ class AgentSession:
         if isinstance(event, MessageEnd):
             entry = self.manager.append_message(event.message)
             event = MessageEnd(event.message, entry.id)
+        if isinstance(event, AgentEnd) and self.namespace is not None:
+            self._held_end = event  # sent by `_report_namespace`, once the run's changes are told
+            return
         self.emit(event)
 
     # --- prompting ------------------------------------------------------------------------------
@@ -223,24 +247,29 @@ class AgentSession:
             await self._turns(prompts)
         except Exception as exc:  # a run ends with an answer or a reason, never silently
             self._stopped_by(exc)
-            return
-        await self._report_namespace()
 
     async def _tell_namespace(self) -> None:
         """Give the model the kernel's namespace when it changed since it was last given (`namespace_watch`)."""
         if self.namespace is None:
             return
+        from prime_jupyter.runtime.namespace_watch import NAMESPACE_MESSAGE
+
         summary = await self.namespace.before_run()
         if summary is not None:
             message = CustomMessage(custom_type=NAMESPACE_MESSAGE, content=summary, display=False)
             self.manager.append_message(message)
 
     async def _report_namespace(self) -> None:
-        if self.namespace is None:
-            return
-        found = await self.namespace.after_run()
-        if found:
-            self.ui.notify(f"Kernel: {found.report()}")
+        """Tell every surface what the run's code did to the kernel, then end the run: `agent_end` stays the
+        run's last event."""
+        held, self._held_end = self._held_end, None
+        try:
+            found = await self.namespace.after_run() if self.namespace is not None else None
+            if found:
+                self.ui.notify(f"Kernel: {found.report()}")
+        finally:
+            if held is not None:
+                self.emit(held)
 
     def _stopped_by(self, error: Exception) -> None:
         """End a run that broke (a transcript that cannot be written, a bug) the way a failed model call
@@ -290,8 +319,14 @@ class AgentSession:
                 base_delay_s=retry.base_delay_ms / 1000,
                 max_delay_s=retry.max_delay_ms / 1000,
             ),
+            gate=self.approvals.gate,
+            offers=self.permissions.offers,
+            system_note=lambda: PLAN_NOTE if self.permissions.mode == "plan" else "",
         )
-        added = await run_loop(prompts, self.messages(), config, self._on_loop_event, controller.signal)
+        try:
+            added = await run_loop(prompts, self.messages(), config, self._on_loop_event, controller.signal)
+        finally:
+            await self._report_namespace()
         return next((m for m in reversed(added) if isinstance(m, AssistantMessage)), None)
 
     def _stream_options(self, hints: ProviderHints | None = None) -> StreamOptions:
@@ -349,6 +384,16 @@ class AgentSession:
             self.manager.append_thinking_level_change(clamped)
             self.emit(ThinkingLevelChanged(clamped))
 
+    def set_permission_mode(self, mode: PermissionMode) -> None:
+        """Switch the mode (recorded in the transcript; a run going on obeys it from its next tool call);
+        `PermissionModeError` when the server forbids it."""
+        check_mode(mode, self.allowed_permission_modes)
+        if mode == self.permissions.mode:
+            return
+        self.permissions.mode = mode
+        self.manager.append_permission_mode_change(mode)
+        self.emit(PermissionModeChanged(mode))
+
     def set_name(self, name: str | None) -> None:
         self.manager.append_session_info(name)
         self.emit(SessionInfoChanged(name))
@@ -385,7 +430,24 @@ class AgentSession:
                 log.exception("disposing a session resource failed")
 
 
+PLAN_NOTE = (
+    "You are in plan mode: you may only read and look around; nothing you could change (files, notebooks, "
+    "code, commands) is offered, and such calls are refused. Investigate, then answer with a concrete plan "
+    "and ask the user whether to switch to a mode that lets you carry it out."
+)
+"""What the model is told while the session plans (appended to the system prompt)."""
+
+
 def _user_message(text: str, images: list[ImageContent] | None) -> UserMessage:
     if not images:
         return UserMessage(content=text)
     return UserMessage(content=[TextContent(text=text), *images])
+
+
+def _namespace_watch(kernel: IpythonKernelProvisioner | None) -> NamespaceWatch | None:
+    """A watch on the session's kernel, imported only for a session with a kernel."""
+    if kernel is None:
+        return None
+    from prime_jupyter.runtime.namespace_watch import NamespaceWatch
+
+    return NamespaceWatch(kernel)

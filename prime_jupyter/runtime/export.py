@@ -14,7 +14,7 @@ from prime_jupyter.runtime.notebook_export import session_notebook
 from prime_jupyter.runtime.views import branch_messages
 from prime_jupyter.sessions.manager import SessionManager
 
-__all__ = ["export_session"]
+__all__ = ["EXPORTS_FOLDER", "export_session"]
 
 _STYLE = """body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
 .m{margin:1rem 0;padding:.6rem .9rem;border-radius:8px;white-space:pre-wrap}.user{background:#eef3ff}
@@ -23,18 +23,27 @@ _STYLE = """body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem 
 details{color:#666}h1{font-size:1.2rem}img{max-width:100%}"""
 
 
-_SUFFIXES: dict[ExportFormat, str] = {"html": ".html", "jsonl": ".export.jsonl", "ipynb": ".ipynb"}
+_SUFFIXES: dict[ExportFormat, str] = {"html": ".html", "jsonl": ".jsonl", "ipynb": ".ipynb"}
+
+EXPORTS_FOLDER = "exports"
+"""Where an export without a path goes: this folder of the sessions folder (`<sessions>/exports/<id>.jsonl`).
+Not beside the transcript: a JSONL export holds the session's id, and the sessions folder's scan would take
+it for the session (listed twice, reopened from the copy after a delete)."""
 
 
 def export_session(manager: SessionManager, fmt: ExportFormat, path: str | None = None) -> Path:
-    """Write the export and return where it went (default: beside the transcript, or the cwd). Blocking."""
+    """Write the export and return where it went (default: the sessions folder's `exports` folder, or the
+    cwd for a session without a transcript). Blocking."""
     manager.flush_now()
-    base = manager.path.with_suffix("") if manager.path else Path(manager.cwd) / manager.session_id
-    target = Path(path).expanduser() if path else base.with_suffix(_SUFFIXES[fmt])
+    folder = manager.path.parent / EXPORTS_FOLDER if manager.path else Path(manager.cwd)
+    base = folder / manager.session_id
+    target = Path(path).expanduser() if path else base.with_name(base.name + _SUFFIXES[fmt])
+    if fmt == "jsonl" and manager.path is None:
+        raise ValueError("an in-memory session has no transcript to export as JSONL; export html instead")
+    if manager.path is not None and target.exists() and target.samefile(manager.path):
+        raise ValueError(f"path: {str(target)!r} is the session's transcript itself; name another file")
     target.parent.mkdir(parents=True, exist_ok=True)
-    if fmt == "jsonl":
-        if manager.path is None:
-            raise ValueError("an in-memory session has no transcript to export as JSONL; export html instead")
+    if fmt == "jsonl" and manager.path is not None:
         shutil.copyfile(manager.path, target)
     elif fmt == "ipynb":
         target.write_text(_ipynb(manager), encoding="utf-8")

@@ -12,6 +12,7 @@ from prime_jupyter.ai.models import Model, ThinkingLevel
 from prime_jupyter.ai.registry import ModelRegistry, agent_dir, parse_model_ref
 from prime_jupyter.errors import SessionNotFoundError
 from prime_jupyter.runtime.agent_session import AgentSession
+from prime_jupyter.runtime.permissions import PermissionMode, choose_mode
 from prime_jupyter.runtime.resources import PromptOptions, build_system_prompt
 from prime_jupyter.runtime.secrets import redacting
 from prime_jupyter.runtime.settings import Settings, load_settings
@@ -58,12 +59,24 @@ class SessionOptions:
     """How long one `ipython` call may run before it is interrupted (default: settings, then 600 s)."""
     extra_tools: list[AnyTool] = field(default_factory=list)
     """Tools of the caller's own, offered beside the named ones (the Python API's custom tools)."""
+    permission_mode: PermissionMode | None = None
+    """The mode asked for (`chat/new`, `--permission-mode`); refused when not allowed. None: the resumed
+    transcript's, else settings.json's, else `default_permission_mode`, else `ask` where a person can
+    answer (`interactive`) and `auto` where nobody can."""
+    default_permission_mode: PermissionMode | None = None
+    """The host's default (the server's `PrimeApp.default_permission_mode`)."""
+    allowed_permission_modes: tuple[PermissionMode, ...] | None = None
+    """The modes the host allows (the server's `PrimeApp.allowed_permission_modes`); None: all."""
     notebook: str | None = None
     """Tie the session to this notebook (a path, relative to `cwd`): its `ipython` tool runs in the
     notebook's own kernel. Recorded in the transcript, so a resumed session keeps the tie."""
     notebooks: Callable[[Path, float], NotebookWorkspace] | None = None
     """Makes the notebook tools' workspace from the session's folder and time limit (the server's:
     through its contents manager and the notebooks' Jupyter sessions); None: notebooks on disk."""
+    file_root: Path | None = None
+    """Where `read`, `write` and `edit` may act (symlinks resolved): a server's root directory, as for every
+    route; None: anywhere (the terminal app and notebooks work where the user is). The shell and the
+    kernel are not confined, as Jupyter's own terminals are not."""
 
 
 def sessions_dir(directory: Path | None = None) -> Path:
@@ -83,6 +96,14 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
         manager.append_model_change(model.provider, model.id)
     if context.thinking_level != thinking:
         manager.append_thinking_level_change(thinking)
+    mode = choose_mode(
+        options.permission_mode,
+        (context.permission_mode, settings.permission_mode, options.default_permission_mode),
+        options.allowed_permission_modes,
+        interactive=options.interactive,
+    )
+    if context.permission_mode != mode:
+        manager.append_permission_mode_change(mode)
     names = list(options.tools or settings.tools or DEFAULT_TOOLS)
     if options.interactive and "ask" not in names:
         names.append("ask")
@@ -96,7 +117,8 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
     notebooks = (lambda: make_notebooks(workdir, kernel.timeout_s)) if make_notebooks is not None else None
     recorded = _recorded_notebook(manager)
     notebook = options.notebook or recorded
-    tool_set = build_tool_set([n for n in names if n != "ask"], workdir, model, kernel, notebooks, notebook)
+    tools = [n for n in names if n != "ask"]
+    tool_set = build_tool_set(tools, workdir, model, kernel, notebooks, notebook, options.file_root)
     if notebook != recorded:  # only once the path was accepted (inside the root, a notebook's)
         manager.append_custom(NOTEBOOK_ENTRY, {"path": notebook})
     if tool_set.notebooks is not None:
@@ -127,6 +149,9 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
         system_prompt=prompt,
         disposers=tool_set.disposers,
         kernel=tool_set.kernel,
+        permission_mode=mode,
+        allowed_permission_modes=options.allowed_permission_modes,
+        interactive=options.interactive,
     )
     if "ask" in names:  # only where a person can answer: a headless run does not import it
         from prime_jupyter.tools.ask import make_ask_tool

@@ -51,7 +51,9 @@ class NamespaceWatch:
         if namespace is None:
             return None
         text = describe(namespace)
-        if text == self._told:
+        first_and_empty = self._told is None and not namespace  # nothing worth a message yet
+        if text == self._told or first_and_empty:
+            self._told = text
             return None
         self._told = text
         return text

@@ -16,16 +16,11 @@ from collections.abc import Sequence
 from pydantic import JsonValue
 
 from prime_jupyter.ai.types import AssistantMessage, Message, TextContent, ToolCall, ToolResultMessage, UserMessage
+from prime_jupyter.notebooks.cells import nbformat_output
 
 __all__ = ["session_notebook"]
 
 Cell = dict[str, JsonValue]
-_FIELDS: dict[str, tuple[str, ...]] = {
-    "stream": ("name", "text"),
-    "display_data": ("data", "metadata"),
-    "execute_result": ("data", "metadata", "execution_count"),
-    "error": ("ename", "evalue", "traceback"),
-}
 
 
 def session_notebook(messages: Sequence[Message], entry_ids: Sequence[str], *, session_id: str) -> Cell:
@@ -76,7 +71,7 @@ def _tool_cell(call: ToolCall, result: ToolResultMessage | None, provenance: dic
     if call.name == "ipython" and isinstance(code, str):
         details = result.details if result is not None and isinstance(result.details, dict) else {}
         count = details.get("executionCount")
-        outputs: list[JsonValue] = [_output(o) for o in _outputs(details)]
+        outputs: list[JsonValue] = [o for o in map(nbformat_output, _outputs(details)) if o is not None]
         return {
             "cell_type": "code", "id": _cell_id(), "metadata": {"prime": metadata}, "source": code,
             "outputs": outputs, "execution_count": count if isinstance(count, int) else None,
@@ -89,25 +84,7 @@ def _tool_cell(call: ToolCall, result: ToolResultMessage | None, provenance: dic
 def _outputs(details: dict[str, JsonValue]) -> list[dict[str, JsonValue]]:
     outputs = details.get("outputs")
     listed = outputs if isinstance(outputs, list) else []
-    return [o for o in listed if isinstance(o, dict) and o.get("output_type") in _FIELDS]
-
-
-def _output(output: dict[str, JsonValue]) -> Cell:
-    """Only the fields nbformat allows for its type (the kernel layer may carry more, e.g. `transient`)."""
-    kind = str(output["output_type"])
-    shaped: Cell = {"output_type": kind}
-    for name in _FIELDS[kind]:
-        value = output.get(name)
-        if name == "metadata" and not isinstance(value, dict):
-            value = {}
-        elif name == "text" and isinstance(value, list):
-            value = "".join(str(t) for t in value)
-        elif name == "traceback" and not isinstance(value, list):
-            value = []
-        elif name in ("ename", "evalue", "name", "text") and not isinstance(value, str):
-            value = "" if value is None else str(value)
-        shaped[name] = value
-    return shaped
+    return [o for o in listed if isinstance(o, dict)]
 
 
 def _markdown(text: str, provenance: dict[str, JsonValue]) -> Cell:

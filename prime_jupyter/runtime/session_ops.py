@@ -24,6 +24,7 @@ Nothing here speaks HTTP: a value a user got wrong raises `ValueError` with a me
 from __future__ import annotations
 
 import os
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePath
@@ -227,15 +228,30 @@ def export_format(requested: ExportFormat | None, path: str | None) -> ExportFor
     return next((fmt for suffix, fmt in _BY_SUFFIX.items() if path and path.endswith(suffix)), "html")
 
 
+def _export_name(path: str) -> Path:
+    """`path` as a file to write, refused with `ValueError("path: ...")` naming the rule it breaks: what
+    `user_path` refuses, a control character (a newline), a name of spaces only, a trailing slash. Each was
+    written as given, leaving a file no listing shows well, or a folder's name read as a file's."""
+    named = user_path("path", path)
+    if any(unicodedata.category(char) == "Cc" for char in path):
+        raise ValueError("path: a file name cannot hold a control character (a newline, a tab); write it on one line")
+    if path.endswith(("/", os.sep)):
+        raise ValueError(f"path: {path!r} ends in a slash, which names a folder; name a file in it")
+    if any(not part.strip() for part in PurePath(path).parts):
+        raise ValueError(f"path: {path!r} holds a name made of spaces only; give every name a visible character")
+    return named
+
+
 def export_target(cwd: str | Path, path: str | None, confined_to: Path | None = None) -> str | None:
     """Where an export named `path` goes: relative to the session's working directory `cwd` (an absolute
     path stands for itself); None when no path is named (`runtime.export.export_session` then writes
-    it beside the transcript). Inside `confined_to` when given (`confine`: `OutsideRootError`).
+    it to the sessions folder's `exports` folder). Inside `confined_to` when given (`confine`:
+    `OutsideRootError`).
     Raises `ValueError("path: ...")` when no file could be written there (see `user_path`; an existing
     directory)."""
     if not path:
         return None
-    target = Path(cwd) / user_path("path", path)
+    target = Path(cwd) / _export_name(path)
     confine(target, confined_to, "path", path)
     if target.is_dir():
         raise ValueError(f"path: {path!r} is a directory; name a file in it")

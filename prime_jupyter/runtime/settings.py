@@ -14,6 +14,7 @@ from pydantic.alias_generators import to_camel
 
 from prime_jupyter.ai.config_file import read_json_object
 from prime_jupyter.errors import ConfigError
+from prime_jupyter.runtime.permissions import PermissionMode
 
 __all__ = ["CompactionSettings", "KernelSettings", "RetrySettings", "Settings", "load_settings"]
 
@@ -51,6 +52,11 @@ class Settings(_S):
     kernel: KernelSettings = Field(default_factory=KernelSettings)
     tools: list[str] | None = None
     question_timeout_s: float = 60.0
+    permission_mode: PermissionMode | None = None
+    """The permission mode of new sessions (`ask`, `accept-edits`, `plan`, `auto`); None: `ask` where a
+    person can answer, `auto` in `jupyter prime -p` (`runtime.permissions`)."""
+    approval_timeout_s: float = 0.0
+    """How long an approval waits before it refuses the call; 0 waits until answered (never a "yes")."""
     theme: str | None = None
     """The terminal app's theme (a Textual theme name), chosen with `/theme`; the runtime does not use it
     (`connection.preferences` reads and writes it)."""

@@ -62,10 +62,12 @@ def build_tool_set(
     kernel: KernelConfig | None = None,
     notebooks: Callable[[], NotebookWorkspace] | None = None,
     notebook: str | None = None,
+    file_root: Path | None = None,
 ) -> ToolSet:
     """The tools named; `notebooks` makes the notebook tools' workspace (default: notebooks on disk under
     `cwd`, each with a kernel of its own from the local launcher). With `notebook` (a path), the session
-    is tied to that notebook: its `ipython` tool runs in the notebook's own kernel."""
+    is tied to that notebook: its `ipython` tool runs in the notebook's own kernel. `file_root` confines
+    `read`, `write` and `edit` (a server's root; None: they act anywhere)."""
     unknown = [n for n in names if n not in ALL_TOOLS or n == "ask"]
     if unknown:
         raise ConfigError(f"unknown tool(s) {', '.join(unknown)}: choose from {', '.join(ALL_TOOLS)}")
@@ -80,7 +82,7 @@ def build_tool_set(
         elif name in NOTEBOOK_TOOLS:
             _add_notebook_tool(result, name, model, make)
         else:
-            result.tools.append(_pi_tool(name, str(cwd)))
+            result.tools.append(_pi_tool(name, str(cwd), str(file_root) if file_root is not None else None))
     return result
 
 
@@ -134,19 +136,19 @@ def _add_notebook_tool(result: ToolSet, name: str, model: Model, make: Callable[
         result.tools.append(make_notebook_run_tool(workspace, accepts_images=model.accepts_images))
 
 
-def _pi_tool(name: str, cwd: str) -> AnyTool:
+def _pi_tool(name: str, cwd: str, root: str | None) -> AnyTool:
     if name == "read":
         from prime_jupyter.tools.read import make_read_tool
 
-        return make_read_tool(cwd)
+        return make_read_tool(cwd, root)
     if name == "write":
         from prime_jupyter.tools.write import make_write_tool
 
-        return make_write_tool(cwd)
+        return make_write_tool(cwd, root)
     if name == "edit":
         from prime_jupyter.tools.edit import make_edit_tool
 
-        return make_edit_tool(cwd)
+        return make_edit_tool(cwd, root)
     from prime_jupyter.tools.bash import make_bash_tool
 
     return make_bash_tool(cwd)

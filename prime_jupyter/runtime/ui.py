@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from prime_jupyter.protocol.events import (
@@ -50,7 +50,7 @@ class SessionUI:
         title: str,
         *,
         message: str | None = None,
-        options: list[str] | None = None,
+        options: Sequence[str | QuestionOption] | None = None,
         multiple: bool = False,
         placeholder: str | None = None,
         default: str | None = None,
@@ -58,7 +58,10 @@ class SessionUI:
         tool_call_id: str | None = None,
         on_unanswered: Callable[[CancelReason], None] | None = None,
     ) -> QuestionAnswer | None:
-        """Ask and wait; None when dismissed, timed out or cancelled (`on_unanswered` hears which)."""
+        """Ask and wait; None when dismissed, timed out or cancelled (`on_unanswered` hears which).
+
+        `options` given as labels get their index as id; given as `QuestionOption`s they keep their own
+        (approvals: `allow_once`, ...). A `timeout_s` of 0 waits until answered."""
         timeout = self.default_timeout_s if timeout_s is None else timeout_s
         now_ms = int(time.time() * 1000)
         question = Question(
@@ -66,7 +69,7 @@ class SessionUI:
             kind=kind,
             title=title,
             message=message,
-            options=[QuestionOption(id=str(i), label=label) for i, label in enumerate(options or [])],
+            options=[_option(i, option) for i, option in enumerate(options or [])],
             multiple=multiple,
             placeholder=placeholder,
             default=default,
@@ -129,3 +132,7 @@ class SessionUI:
             pending.timer.cancel()
         if not pending.future.done():
             pending.future.set_result(answer)
+
+
+def _option(index: int, option: str | QuestionOption) -> QuestionOption:
+    return option if isinstance(option, QuestionOption) else QuestionOption(id=str(index), label=option)

@@ -18,8 +18,9 @@ from prime_jupyter.protocol.common import CompactResult, ModelRef, SessionSummar
 from prime_jupyter.protocol.snapshot import AttachSnapshot, ConnectionState, SessionView
 from prime_jupyter.protocol.turns import TurnCut
 from prime_jupyter.runtime.agent_session import AgentSession
+from prime_jupyter.runtime.permissions import PERMISSION_MODES
 from prime_jupyter.sessions.context import entry_message, to_llm_message
-from prime_jupyter.sessions.entries import BashExecutionMessage, MessageEntry
+from prime_jupyter.sessions.entries import AgentMessage, BashExecutionMessage, CustomMessage, MessageEntry
 from prime_jupyter.sessions.listing import SessionInfo
 from prime_jupyter.sessions.manager import SessionManager
 from prime_jupyter.sessions.tree import id_of, is_raw
@@ -50,11 +51,19 @@ def branch_messages(manager: SessionManager, tail: int | None = None) -> tuple[l
     messages: list[Message] = []
     ids: list[str] = []
     for entry in manager.path_to(manager.leaf_id):
-        message = entry_message(entry)
+        message = _shown(entry_message(entry))
         if message is not None:
             messages.append(to_llm_message(message))
             ids.append(entry.id)
     return messages, ids
+
+
+def _shown(message: AgentMessage | None) -> AgentMessage | None:
+    """`message` unless it is for the model only (a custom message with `display` off, such as the
+    kernel's namespace given at the start of a turn): views, snapshots and exports leave those out."""
+    if isinstance(message, CustomMessage) and not message.display:
+        return None
+    return message
 
 
 def tail_messages(manager: SessionManager, tail: int) -> tuple[list[Message], list[str], int]:
@@ -72,7 +81,7 @@ def tail_messages(manager: SessionManager, tail: int) -> tuple[list[Message], li
     start = 0
     for index in range(len(items) - 1, -1, -1):
         entry = manager.get_entry(id_of(items[index]))
-        found = entry_message(entry) if entry is not None else None
+        found = _shown(entry_message(entry)) if entry is not None else None
         if found is None:
             continue
         message = to_llm_message(found)
@@ -83,7 +92,7 @@ def tail_messages(manager: SessionManager, tail: int) -> tuple[list[Message], li
             break
     messages.reverse()
     ids.reverse()
-    earlier = sum(1 for item in items[:start] if is_raw(item) or entry_message(item) is not None)
+    earlier = sum(1 for item in items[:start] if is_raw(item) or _shown(entry_message(item)) is not None)
     return messages, ids, earlier
 
 
@@ -109,6 +118,8 @@ def connection_state(session: AgentSession) -> ConnectionState:
         model=ModelRef(provider=session.model.provider, id=session.model.id),
         thinking_level=session.thinking_level,
         available_thinking_levels=list(supported_thinking_levels(session.model)),
+        permission_mode=session.permission_mode,
+        allowed_permission_modes=list(session.allowed_permission_modes or PERMISSION_MODES),
         is_streaming=session.is_running,
         steering=session.steering.texts(),
         follow_up=session.follow_ups.texts(),

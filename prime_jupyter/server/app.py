@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING
 
 from jupyter_server.extension.application import ExtensionApp
 from jupyter_server.utils import url_path_join
-from traitlets import Bool, Float, Int, Unicode
+from traitlets import Bool, Enum, Float, Int, List, Unicode
 
+from prime_jupyter.runtime.permissions import PERMISSION_MODES
 from prime_jupyter.server.config import BRIDGE_SETTING, BridgeConfig, CullPolicy
 from prime_jupyter.server.lazy import API_PATH, LazyRoutes
 
@@ -79,7 +80,29 @@ class PrimeApp(ExtensionApp):
         help="Cull agent kernels whose execution state is busy too; never one the agent is running code on"
         " (as MappingKernelManager.cull_busy).",
     )
+    default_permission_mode = Enum(
+        PERMISSION_MODES,
+        "ask",
+        config=True,
+        help="Permission mode of new sessions that ask for none and have none in settings.json: 'ask' (code, "
+        "commands and changes ask first), 'accept-edits' (changes go through), 'plan' (read-only tools), 'auto'.",
+    )
+    allowed_permission_modes = List(
+        Enum(PERMISSION_MODES),
+        list(PERMISSION_MODES),
+        config=True,
+        help="Permission modes sessions may use (e.g. ['ask', 'plan'] forbids 'auto'); asking for another "
+        "answers 403 naming these.",
+    )
     max_body_bytes = Int(32 * 1024 * 1024, config=True, help="Largest request body accepted (413 above it).")
+    tune_process_memory = Bool(
+        False,
+        config=True,
+        help="Let the extension tune this server process's memory for long sessions: freeze long-lived"
+        " objects out of the garbage collector after imports and transcript loads (a collection first,"
+        " then a freeze) and keep large freed blocks in glibc's heap (mallopt). These are process-wide and"
+        " change the server for every other extension too, so they are off unless set here.",
+    )
 
     _bridge: PrimeBridge | None = None
 
@@ -99,12 +122,14 @@ class PrimeApp(ExtensionApp):
             max_body_bytes=self.max_body_bytes,
             max_kernels=self.max_kernels,
             cull=CullPolicy(self.cull_idle_timeout, self.cull_interval, self.cull_connected, self.cull_busy),
+            default_permission_mode=self.default_permission_mode,
+            allowed_permission_modes=tuple(self.allowed_permission_modes),
+            tune_process_memory=self.tune_process_memory,
         )
 
     def bridge(self) -> PrimeBridge:
         """The bridge, made on first use."""
         if self._bridge is None:
-            from prime_jupyter import gc_policy, heap_policy
             from prime_jupyter.kernel.server import ServerKernelLauncher
             from prime_jupyter.server.host.bridge import PrimeBridge
             from prime_jupyter.server.host.notebooks import server_notebooks
@@ -123,8 +148,11 @@ class PrimeApp(ExtensionApp):
                 kernel_capacity=launcher.refusal if launcher is not None else None,
                 notebooks=server_notebooks(server, root_dir=config.root_dir, kernel_name=config.kernel_name),
             )
-            gc_policy.modules_loaded()
-            heap_policy.reuse_freed_blocks()  # each turn of a long session reuses the last body's pages
+            if config.tune_process_memory:  # process-wide: only when the administrator asked for it
+                from prime_jupyter import gc_policy, heap_policy
+
+                gc_policy.modules_loaded()
+                heap_policy.reuse_freed_blocks()  # each turn of a long session reuses the last body's pages
         return self._bridge
 
     def initialize_settings(self) -> None:

@@ -53,6 +53,14 @@ class BridgeConfig:
     """Most agent kernels alive at once (0: no cap); a start over it is refused with what to do."""
     cull: CullPolicy = field(default_factory=CullPolicy)
     """When idle agent kernels are shut down (their sessions kept)."""
+    default_permission_mode: str = "ask"
+    """The permission mode of a new session that asks for none (settings.json's `permissionMode` first)."""
+    allowed_permission_modes: tuple[str, ...] | None = None
+    """The modes sessions may use; None: all. Asking for another answers 403 naming these."""
+    tune_process_memory: bool = False
+    """Whether the extension may set the server process's collector and allocator (`gc_policy`,
+    `heap_policy`): the server is shared with the user's other extensions, so only an administrator
+    who opts in (`c.PrimeApp.tune_process_memory`) has it changed."""
 
     @property
     def confined_to(self) -> Path | None:

@@ -1,8 +1,9 @@
 """Building what the model sees from the path root → leaf.
 
 Walks the path once: the latest `model_change` (or assistant message) sets the model, the latest
-`thinking_level_change` the thinking level. If a compaction is on the path, its summary comes first,
-then the kept messages from `firstKeptEntryId` up to the compaction, then everything after it.
+`thinking_level_change` the thinking level, the latest `permission_mode_change` the permission mode.
+If a compaction is on the path, its summary comes first, then the kept messages from `firstKeptEntryId`
+up to the compaction, then everything after it.
 Transcript-only messages (branch and compaction summaries, custom messages, the user's shell commands)
 become user messages; a shell command run with `!!` (excluded from the context) is skipped;
 bookkeeping entries (labels, names, custom state, unknown entries) are skipped.
@@ -32,6 +33,7 @@ from prime_jupyter.sessions.entries import (
     CustomMessage,
     MessageEntry,
     ModelChangeEntry,
+    PermissionModeChangeEntry,
     RawEntry,
     ThinkingLevelChangeEntry,
 )
@@ -72,6 +74,7 @@ class SessionContext:
     provider: str | None = None
     model_id: str | None = None
     thinking_level: str | None = None
+    permission_mode: str | None = None
 
 
 def iso_to_ms(timestamp: str) -> int:
@@ -144,6 +147,7 @@ class ContextFold:
         self._entry_ids: list[str] = []
         self._model_from: _ModelSource = None  # the latest entry to name the model
         self._thinking_level: str | None = None
+        self._permission_mode: str | None = None
         self.straight = True
         """Whether every entry given to `follow` was the child of the one before."""
         for index, entry in enumerate(path):
@@ -184,6 +188,8 @@ class ContextFold:
             self._model_from = entry
         elif isinstance(entry, ThinkingLevelChangeEntry):
             self._thinking_level = entry.thinking_level
+        elif isinstance(entry, PermissionModeChangeEntry):
+            self._permission_mode = entry.permission_mode
         elif isinstance(entry, CompactionEntry):
             if not path or path[-1] is not entry:
                 return False
@@ -206,7 +212,7 @@ class ContextFold:
         """The context at `leaf_id` (with lists of its own unless `copy=False`)."""
         messages, ids = (self._messages.copy(), list(self._entry_ids)) if copy else (self._messages, self._entry_ids)
         provider, model_id = _model_of(self._model_from)
-        return SessionContext(messages, ids, provider, model_id, self._thinking_level)
+        return SessionContext(messages, ids, provider, model_id, self._thinking_level, self._permission_mode)
 
     def _restart_at(self, path: Sequence[AnyEntry | RawEntry], at: int, entry: CompactionEntry) -> None:
         """The latest compaction wins: its summary, the kept entries before it, then what follows."""

@@ -53,6 +53,7 @@ __all__ = [
     "LabelEntry",
     "MessageEntry",
     "ModelChangeEntry",
+    "PermissionModeChangeEntry",
     "RawEntry",
     "SessionEntry",
     "SessionHeader",
@@ -196,6 +197,14 @@ class ThinkingLevelChangeEntry(_Entry):
     thinking_level: str
 
 
+class PermissionModeChangeEntry(_Entry):
+    """The session's permission mode (`ask`, `accept-edits`, `plan`, `auto`) from here on; the latest on
+    the path is the mode a resumed session gets back."""
+
+    type: Literal["permission_mode_change"] = "permission_mode_change"
+    permission_mode: str
+
+
 class CompactionEntry(_Entry):
     """History before `firstKeptEntryId` is replaced by `summary` in the model context.
 
@@ -250,6 +259,7 @@ SessionEntry: TypeAlias = Annotated[
     MessageEntry
     | ModelChangeEntry
     | ThinkingLevelChangeEntry
+    | PermissionModeChangeEntry
     | CompactionEntry
     | BranchSummaryEntry
     | LabelEntry
@@ -263,6 +273,7 @@ KNOWN_ENTRY_TYPES = frozenset(
         "message",
         "model_change",
         "thinking_level_change",
+        "permission_mode_change",
         "compaction",
         "branch_summary",
         "label",

@@ -16,6 +16,7 @@ from prime_jupyter.sessions.entries import (
     LabelEntry,
     MessageEntry,
     ModelChangeEntry,
+    PermissionModeChangeEntry,
     ThinkingLevelChangeEntry,
 )
 from prime_jupyter.sessions.tree import SessionTree
@@ -45,9 +46,9 @@ def plan_fork(tree: SessionTree, entry_id: str | None, position: ForkPosition, s
 
     "before" copies root → the entry's parent and returns a user message's text as `selected_text`;
     "at" copies root → the entry. Labels on the copied path are re-created after it. When the copied
-    path would resume with another model or thinking level than `source` (the source's context at its
-    leaf), a `model_change` / `thinking_level_change` is appended so the fork continues as the user
-    left off. An empty copy stays empty.
+    path would resume with another model, thinking level or permission mode than `source` (the source's
+    context at its leaf), a `model_change` / `thinking_level_change` / `permission_mode_change` is
+    appended so the fork continues as the user left off. An empty copy stays empty.
     """
     entry = tree.get(entry_id) if entry_id is not None else None
     if entry_id is not None and entry is None:
@@ -97,4 +98,8 @@ def _carry_settings(copy: SessionTree, source: SessionContext) -> None:
     if source.thinking_level and forked.thinking_level != source.thinking_level:
         copy.add(
             ThinkingLevelChangeEntry(id=copy.new_id(), parent_id=_leaf(copy), thinking_level=source.thinking_level)
+        )
+    if source.permission_mode and forked.permission_mode != source.permission_mode:
+        copy.add(
+            PermissionModeChangeEntry(id=copy.new_id(), parent_id=_leaf(copy), permission_mode=source.permission_mode)
         )

@@ -24,6 +24,7 @@ from prime_jupyter.sessions.manager import SessionManager
 __all__ = [
     "SessionInfo",
     "delete_session",
+    "find_listed_session",
     "find_session",
     "find_session_path",
     "list_sessions",
@@ -182,11 +183,25 @@ def read_session_info(path: str | os.PathLike[str]) -> SessionInfo | None:
     )
 
 
+_OLD_EXPORT_SUFFIX = ".export.jsonl"
+"""Where earlier versions wrote a JSONL export without a path: beside the transcript, in the sessions
+folder, as a copy holding the same id. Such files are exports, never sessions (exports now go to the
+`exports` folder, which the scan does not enter)."""
+
+
 def _files(sessions_dir: Path) -> list[Path]:
+    """The transcripts of the folder itself (its sub-folders, such as `exports`, are not read)."""
     try:
-        return [p for p in sessions_dir.iterdir() if p.suffix == ".jsonl" and p.is_file()]
+        files = [p for p in sessions_dir.iterdir() if p.suffix == ".jsonl" and p.is_file()]
     except FileNotFoundError:
         return []
+    return [p for p in files if not p.name.endswith(_OLD_EXPORT_SUFFIX)]
+
+
+def _own_file(files: list[Path], session_id: str) -> Path:
+    """Of several files holding one session id (a copy made by hand), the session's own
+    (`<id>.jsonl`), else the first: a session is listed and opened once, and always from the same file."""
+    return next((f for f in files if f.name == f"{session_id}.jsonl"), files[0])
 
 
 def recorded_cwd(cwd: str | os.PathLike[str]) -> str:
@@ -198,6 +213,10 @@ def list_sessions(sessions_dir: str | os.PathLike[str], cwd: str | os.PathLike[s
     """Every transcript in `sessions_dir` (only those started in `cwd`, if given), newest first."""
     wanted = recorded_cwd(cwd) if cwd is not None else None
     infos = [info for file in _files(Path(sessions_dir)) if (info := read_session_info(file))]
+    by_id: dict[str, list[SessionInfo]] = {}
+    for info in infos:
+        by_id.setdefault(info.id, []).append(info)
+    infos = [next(i for i in same if i.path == _own_file([i.path for i in same], sid)) for sid, same in by_id.items()]
     if wanted is not None:
         infos = [info for info in infos if info.cwd == wanted]
     return sorted(infos, key=lambda info: info.modified, reverse=True)
@@ -233,7 +252,7 @@ def _compact(session_id: str) -> str:
 
 def _header_ids(sessions_dir: Path) -> dict[str, Path]:
     """Session id → file, read from the first line of each transcript only."""
-    ids: dict[str, Path] = {}
+    ids: dict[str, list[Path]] = {}
     for file in _files(sessions_dir):
         try:
             with file.open("rb") as handle:
@@ -241,8 +260,8 @@ def _header_ids(sessions_dir: Path) -> dict[str, Path]:
         except OSError:
             continue
         if header and header.get("type") == "session" and isinstance(header.get("id"), str):
-            ids[str(header["id"])] = file
-    return ids
+            ids.setdefault(str(header["id"]), []).append(file)
+    return {session_id: _own_file(files, session_id) for session_id, files in ids.items()}
 
 
 def find_session(sessions_dir: str | os.PathLike[str], query: str) -> SessionInfo:
@@ -260,7 +279,41 @@ def find_session(sessions_dir: str | os.PathLike[str], query: str) -> SessionInf
         if info is None:
             raise SessionNotFoundError(f"{query} is not a session transcript")
         return info
+    return _one(query, _matches(Path(sessions_dir), query), Path(sessions_dir))
+
+
+def find_listed_session(sessions_dir: str | os.PathLike[str], query: str) -> SessionInfo:
+    """`find_session` for a client that may learn nothing of other files (a server's): a path names only
+    a transcript the listing of `sessions_dir` holds (absolute, or relative to that folder; symlinks
+    resolved), and whatever names no session is the one `SessionNotFoundError`, whether a file is there
+    or not."""
     directory = Path(sessions_dir)
+    if os.sep in query or "/" in query or query.endswith(".jsonl"):
+        file = _listed_file(directory, query)
+        info = read_session_info(file) if file is not None else None
+        infos = [info] if info is not None else []
+    else:
+        infos = _matches(directory, query)
+    if not infos:
+        raise SessionNotFoundError(
+            f"no session matches {query!r}: name one by its id (or a unique part of it), its name, "
+            "or the path of its transcript in the sessions folder"
+        )
+    return _one(query, infos, directory)
+
+
+def _listed_file(directory: Path, query: str) -> Path | None:
+    """The transcript of `directory` a path names, or None (a path anywhere else, or no transcript)."""
+    try:
+        wanted = (directory / query).resolve()  # an absolute `query` stands for itself
+        listed = {file.resolve(): file for file in _files(directory)}
+    except (OSError, ValueError, RuntimeError):
+        return None
+    return listed.get(wanted)
+
+
+def _matches(directory: Path, query: str) -> list[SessionInfo]:
+    """The sessions of `directory` an id, a name, or a part of either names (see `find_session`)."""
     ids = _header_ids(directory)
     wanted, needle = query.strip(), _compact(query.strip())
     exact = [sid for sid in ids if _compact(sid) == needle] if needle else []
@@ -272,11 +325,14 @@ def find_session(sessions_dir: str | os.PathLike[str], query: str) -> SessionInf
         if not exact and wanted:
             by_name = {sid for sid, name in names.items() if wanted.casefold() in name.casefold()}
             exact = sorted(by_name | {sid for sid in ids if needle and needle in _compact(sid)})
-    infos = [info for sid in exact if (info := read_session_info(ids[sid])) is not None]
+    return [info for sid in exact if (info := read_session_info(ids[sid])) is not None]
+
+
+def _one(query: str, infos: list[SessionInfo], directory: Path) -> SessionInfo:
     if len(infos) == 1:
         return infos[0]
     if not infos:
-        where = f"there are no sessions in {directory}" if not ids else "by id or name"
+        where = "by id or name" if _files(directory) else f"there are no sessions in {directory}"
         raise SessionNotFoundError(f"no session matches {query!r} ({where})")
     raise SessionNotFoundError(_ambiguous(query, infos))
 

@@ -31,6 +31,7 @@ from prime_jupyter.sessions.entries import (
     LabelEntry,
     MessageEntry,
     ModelChangeEntry,
+    PermissionModeChangeEntry,
     RawEntry,
     SessionHeader,
     SessionInfoEntry,
@@ -214,6 +215,11 @@ class SessionManager:
 
     def append_thinking_level_change(self, level: str) -> ThinkingLevelChangeEntry:
         entry = ThinkingLevelChangeEntry(id=self._tree.new_id(), parent_id=self._leaf_id, thinking_level=level)
+        self._append(entry)
+        return entry
+
+    def append_permission_mode_change(self, mode: str) -> PermissionModeChangeEntry:
+        entry = PermissionModeChangeEntry(id=self._tree.new_id(), parent_id=self._leaf_id, permission_mode=mode)
         self._append(entry)
         return entry
 

@@ -41,7 +41,8 @@ not installed does nothing)."""
 
 
 def write_agent_dir(home: Path, llm: ScriptedLLMServer) -> None:
-    """An agent home whose provider `scripted` (models m1, m2) is `llm`; tools bash and read (no kernels)."""
+    """An agent home whose provider `scripted` (models m1, m2) is `llm`; tools bash and read (no kernels);
+    sessions run tools without asking (`permissionMode: auto`) unless a test asks for a mode."""
     home.mkdir(parents=True, exist_ok=True)
     provider = {
         "baseUrl": llm.base_url,
@@ -50,7 +51,9 @@ def write_agent_dir(home: Path, llm: ScriptedLLMServer) -> None:
         "models": [{"id": "m1", "reasoning": True}, {"id": "m2"}],
     }
     (home / "models.json").write_text(json.dumps({"providers": {"scripted": provider}}))
-    (home / "settings.json").write_text(json.dumps({"tools": ["bash", "read"], "retry": {"baseDelayMs": 10}}))
+    (home / "settings.json").write_text(
+        json.dumps({"tools": ["bash", "read"], "retry": {"baseDelayMs": 10}, "permissionMode": "auto"})
+    )
 
 
 def free_port() -> int:
@@ -116,6 +119,7 @@ class JupyterProcess:
             *(f"--ServerApp.root_dir={self.root_dir}", f"--ServerApp.jpserver_extensions={self._extensions()}"),
             *where,
             *([f"--ServerApp.certfile={self.tls[0]}", f"--ServerApp.keyfile={self.tls[1]}"] if self.tls else []),
+            "--PrimeApp.default_permission_mode=auto",  # tools run without asking unless a test asks (`args`)
             *self.args,
         ]
         self.runtime_dir.mkdir(parents=True, exist_ok=True)

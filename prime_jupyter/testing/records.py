@@ -56,3 +56,6 @@ class RecordedRequest(BaseModel):
     finished_at: Stamp | None = None
     status: int | None = None
     outcome: Outcome | None = None
+    connection: int = 0
+    """Which of the server's connections carried it (1-based, in the order they were accepted): requests
+    with the same number went over one kept-alive connection."""

@@ -105,6 +105,7 @@ class ScriptedServerCore:
         self._on_stream_write = on_stream_write or (lambda data: None)
         self._server: asyncio.Server | None = None
         self._connections: dict[asyncio.StreamWriter, asyncio.Task[None]] = {}
+        self._accepted = 0
         self._closing = False
 
     @property
@@ -140,12 +141,14 @@ class ScriptedServerCore:
         # A zero high-water mark makes drain() wait until the kernel has every byte, so finished_at
         # means "written" and an abort after drain() cannot lose data meant to arrive before the cut.
         writer.transport.set_write_buffer_limits(0)
+        self._accepted += 1
+        number = self._accepted
         task = asyncio.current_task()
         if task is not None:
             self._connections[writer] = task
         try:
             while (request := await read_request(reader)) is not None:
-                if not await self._answer(request, writer) or not request.keep_alive:
+                if not await self._answer(request, writer, number) or not request.keep_alive:
                     break
         except (BadRequest, ConnectionError, asyncio.IncompleteReadError, ValueError):
             pass  # the client went away or sent garbage: that is the client's problem
@@ -158,7 +161,7 @@ class ScriptedServerCore:
             self._connections.pop(writer, None)
             writer.close()
 
-    async def _answer(self, request: HttpRequest, writer: asyncio.StreamWriter) -> bool:
+    async def _answer(self, request: HttpRequest, writer: asyncio.StreamWriter, connection: int) -> bool:
         path = _route(request.path)
         if path.startswith("/_scripted/"):
             return await self._control(request, path, writer)
@@ -173,6 +176,7 @@ class ScriptedServerCore:
             body=body,
             stream=isinstance(body, dict) and body.get("stream") is True,
             received_at=Stamp.now(),
+            connection=connection,
         )
         self.requests.append(record)
         try:

@@ -2,7 +2,8 @@
 
 The model names files relative to the session's working directory, absolute, or with `~`. Error
 messages repeat the path as the model wrote it and add where it resolved to, so a wrong working
-directory is visible at once.
+directory is visible at once. In a server, the file tools act inside its root directory, as every route
+does (`root`, symlinks resolved); in the terminal app and notebooks they act where the user is.
 """
 
 from __future__ import annotations
@@ -15,14 +16,27 @@ from prime_jupyter.errors import ToolError
 __all__ = ["display_path", "os_error", "refuse_notebook", "resolve_path"]
 
 
-def resolve_path(path: str, cwd: str) -> Path:
-    """`path` made absolute: `~` expanded, relative paths joined onto `cwd`. Not resolved through symlinks."""
+def resolve_path(path: str, cwd: str, root: str | None = None) -> Path:
+    """`path` made absolute: `~` expanded, relative paths joined onto `cwd`. Not resolved through symlinks,
+    except to check that it lies inside `root` when one is given (a `ToolError` when it does not)."""
     if not path.strip():
         raise ToolError("path is empty: give the file's path, relative to the working directory or absolute")
     expanded = Path(os.path.expanduser(path))
     if not expanded.is_absolute():
         expanded = Path(os.path.expanduser(cwd)) / expanded
-    return Path(os.path.abspath(expanded))
+    absolute = Path(os.path.abspath(expanded))
+    if root is not None:
+        _confine(absolute, path, root)
+    return absolute
+
+
+def _confine(path: Path, given: str, root: str) -> None:
+    real, base = Path(os.path.realpath(path)), Path(os.path.realpath(root))
+    if not real.is_relative_to(base):
+        where = given if given == str(real) else f"{given} (resolved to {real})"
+        raise ToolError(
+            f"{where} is outside the server's root directory {base}: file tools act only inside it; name a file there"
+        )
 
 
 def refuse_notebook(path: Path, tool: str) -> None:

@@ -2,7 +2,8 @@
 
 The command runs in a new session (`start_new_session=True`), so its process group holds the command
 and everything it starts; a timeout or an abort signals the whole group: SIGTERM first, SIGKILL for
-whatever is still there after a short grace. stdout and stderr share one pipe that we own, so output
+whatever is still there after a short grace. The group is handed to `_keeper`, so that it dies with this
+process too, even one killed with SIGKILL. stdout and stderr share one pipe that we own, so output
 keeps its interleaving. A background child that inherits the pipe (`sleep 100 &`) would keep it open
 forever: once bash itself has exited, reading stops after a short drain.
 """
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from prime_jupyter.ai.abort import AbortSignal
+from prime_jupyter.tools import _keeper
 
 __all__ = ["Completion", "run_in_group"]
 
@@ -66,6 +68,7 @@ async def run_in_group(
         raise
     finally:
         os.close(write_fd)  # the children hold the write end now; EOF comes when the last one closes it
+    _keeper.adopt(proc.pid, _bash())
     closed: asyncio.Future[None] = loop.create_future()
     pipe = os.fdopen(read_fd, "rb", buffering=0)
     transport, _ = await loop.connect_read_pipe(lambda: _PipeReader(on_data, closed), pipe)
@@ -73,6 +76,8 @@ async def run_in_group(
         return await _supervise(proc, closed, time_limit, abort)
     finally:
         transport.close()
+        if not _group_alive(proc.pid):  # else something it started goes on (`server &`): kept till the end
+            _keeper.release(proc.pid)
 
 
 async def _spawn(command: str, cwd: str, output_fd: int) -> asyncio.subprocess.Process:

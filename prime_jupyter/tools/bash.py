@@ -29,7 +29,8 @@ cut to the last {DEFAULT_MAX_LINES} lines or {DEFAULT_MAX_BYTES // 1024}KB, whic
 it is cut, the full output is saved to a file whose path is given at the end, to search or read. A \
 non-zero exit code makes the call an error that still shows the output. Set `timeout` (seconds) for \
 anything that could hang; the command and every process it started are then killed. To leave a \
-process running in the background, redirect its output: `server > server.log 2>&1 &`."""
+process running in the background, redirect its output: `server > server.log 2>&1 &` (it is stopped \
+when this agent's process ends)."""
 
 
 class BashParams(BaseModel):

@@ -60,15 +60,15 @@ class _Form:
         return _BOM + text if self.bom else text
 
 
-def make_edit_tool(cwd: str) -> AgentTool[EditParams]:
-    """The `edit` tool, resolving relative paths against `cwd`."""
+def make_edit_tool(cwd: str, root: str | None = None) -> AgentTool[EditParams]:
+    """The `edit` tool, resolving relative paths against `cwd`; with `root`, only inside it."""
 
     async def execute(
         tool_call_id: str, params: EditParams, signal: AbortSignal, on_update: ToolUpdate
     ) -> AgentToolResult:
         if signal.aborted:  # checked once: a started edit is short and is not interrupted halfway
             raise AbortedError(signal.reason or "aborted")
-        path = resolve_path(params.path, cwd)
+        path = resolve_path(params.path, cwd, root)
         refuse_notebook(path, "edit")
         return await asyncio.to_thread(_edit, path, params, display_path(path, cwd))
 

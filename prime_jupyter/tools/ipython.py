@@ -22,23 +22,44 @@ from prime_jupyter.ai.types import TextContent
 from prime_jupyter.errors import ToolError
 from prime_jupyter.kernel.budget import details_outputs, model_content
 from prime_jupyter.kernel.execution import CellRun, run_cell
+from prime_jupyter.kernel.helpers import HELPERS_NAME
+from prime_jupyter.kernel.inprocess import InProcessLauncher
 from prime_jupyter.kernel.launchers import shared_local_launcher
 from prime_jupyter.kernel.ops import KernelError, KernelLauncher
 from prime_jupyter.kernel.outputs import OutputAccumulator
 from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
 
-__all__ = ["IPYTHON_TOOL_PROMPT", "NOTEBOOK_KERNEL_PROMPT", "IpythonParams", "make_ipython_tool", "make_kernel_tool"]
+__all__ = [
+    "IPYTHON_TOOL_PROMPT",
+    "NOTEBOOK_KERNEL_PROMPT",
+    "NOTEBOOK_TOOL_PROMPT",
+    "IpythonParams",
+    "make_ipython_tool",
+    "make_kernel_tool",
+]
 
-IPYTHON_TOOL_PROMPT = """\
-ipython - your hands: a persistent IPython kernel running in the session's working directory.
-- Variables, imports, `%cd` and `os.environ` persist between calls; a restart (you are told) clears them.
+_PROMPT = """\
+ipython - your hands: {kernel}
+- Variables, imports, `%cd` and `os.environ` persist between calls; {restart}.
 - Shell: a cell starting with `%%bash` runs in a fresh bash subshell (a non-zero exit fails the cell); \
 `!cmd` for one-liners. Use the project's own environment for its imports, tests and CLIs.
-- Edit files with `edit(path, old_str, new_str)`: old_str must occur exactly once (an empty old_str \
+- Edit files with `{helpers}edit(path, old_str, new_str)`: old_str must occur exactly once (an empty old_str \
 creates a new file); the diff is shown. Read files with Python or `%%bash`.
-- `attach_image(path_or_figure)` shows you a PNG/JPEG file, a matplotlib figure or a PIL image.
+- `{helpers}attach_image(path_or_figure)` shows you a PNG/JPEG file, a matplotlib figure or a PIL image.
 - Output is capped (head and tail kept): print summaries, not whole datasets. A cell that runs past the \
 time limit is interrupted; run long jobs in the background and poll them."""
+
+IPYTHON_TOOL_PROMPT = _PROMPT.format(
+    kernel="a persistent IPython kernel running in the session's working directory.",
+    restart="a restart (you are told) clears them",
+    helpers="",
+)
+NOTEBOOK_TOOL_PROMPT = _PROMPT.format(
+    kernel="the user's own notebook kernel: its variables are theirs, and what you define stays for them.",
+    restart="the user's kernel is never restarted by you",
+    helpers=f"{HELPERS_NAME}.",
+)
+"""In the user's notebook kernel the helpers are under one name (`kernel.guest`), IPython's `%%bash` is theirs."""
 
 NOTEBOOK_KERNEL_PROMPT = """\
 ipython - your hands: this session is tied to the notebook {path}, and ipython runs in that notebook's \
@@ -51,8 +72,8 @@ edit tools or Python; change the notebook itself with notebook_edit and run its 
 _DESCRIPTION = """\
 Run Python code in a persistent IPython kernel (state persists between calls) and get its stdout, \
 stderr, result, traceback and images. Start the code with `%%bash` to run a shell script instead. \
-Helpers: edit(path, old_str, new_str) replaces a unique string in a file and shows the diff; \
-attach_image(path_or_figure) shows you an image."""
+Helpers: {helpers}edit(path, old_str, new_str) replaces a unique string in a file and shows the diff; \
+{helpers}attach_image(path_or_figure) shows you an image."""
 
 _UPDATE_INTERVAL_S = 0.05
 
@@ -65,6 +86,7 @@ def make_ipython_tool(
     provisioner: IpythonKernelProvisioner, *, accepts_images: bool, timeout_s: float = 600.0
 ) -> AgentTool[IpythonParams]:
     """The `ipython` tool on `provisioner`'s kernel; `timeout_s` is the time limit of one call."""
+    helpers = f"{HELPERS_NAME}." if _users_kernel(provisioner.launcher) else ""
 
     async def execute(
         tool_call_id: str, params: IpythonParams, signal: AbortSignal, on_update: ToolUpdate
@@ -91,7 +113,7 @@ def make_ipython_tool(
     return AgentTool(
         name="ipython",
         label="ipython",
-        description=_DESCRIPTION,
+        description=_DESCRIPTION.format(helpers=helpers),
         parameters=IpythonParams,
         execute=execute,
         execution_mode="sequential",
@@ -111,7 +133,12 @@ def make_kernel_tool(
     the process's local launcher."""
     provisioner = IpythonKernelProvisioner(launcher or shared_local_launcher(), cwd, kernel_name=kernel_name)
     tool = make_ipython_tool(provisioner, accepts_images=accepts_images, timeout_s=timeout_s)
-    return tool, IPYTHON_TOOL_PROMPT, provisioner
+    return tool, NOTEBOOK_TOOL_PROMPT if _users_kernel(launcher) else IPYTHON_TOOL_PROMPT, provisioner
+
+
+def _users_kernel(launcher: KernelLauncher | None) -> bool:
+    """Whether the kernel is the user's own notebook kernel (helpers under `__prime__`, `kernel.guest`)."""
+    return isinstance(launcher, InProcessLauncher)
 
 
 def _final(run: CellRun, accepts_images: bool, kernel_id: str | None) -> AgentToolResult:

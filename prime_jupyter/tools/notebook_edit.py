@@ -103,6 +103,9 @@ def _details(shown: str, created: bool, changes: list[CellChange]) -> JsonValue:
                 "before": item.before,
                 "after": item.after,
                 "index": item.index,
+                "fromIndex": item.from_index,
+                "beforeOutputs": item.before_outputs,
+                "beforeExecutionCount": item.before_count,
             }
             for item in changes
         ],

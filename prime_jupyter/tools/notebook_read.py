@@ -35,7 +35,8 @@ def make_notebook_read_tool(workspace: NotebookWorkspace, *, accepts_images: boo
         every = cells_of(loaded.content)
         cells = [find_cell(loaded.content, i)[1] for i in params.cell_ids] if params.cell_ids else every
         kernel = await workspace.attached(loaded)
-        header = f"Notebook {loaded.shown}: {len(every)} cells. Kernel: {kernel}."
+        count = f"{len(every)} cell{'' if len(every) == 1 else 's'}"
+        header = f"Notebook {loaded.shown}: {count}. Kernel: {kernel}."
         rendered = render_cells(cells, header=header, accepts_images=accepts_images)
         workspace.memory.remember_cells(loaded.key, rendered.shown)
         details: dict[str, JsonValue] = {

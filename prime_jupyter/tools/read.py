@@ -44,13 +44,13 @@ class ReadParams(BaseModel):
     limit: int | None = Field(default=None, ge=1, description="Maximum number of lines to read.")
 
 
-def make_read_tool(cwd: str) -> AgentTool[ReadParams]:
-    """The `read` tool, resolving relative paths against `cwd`."""
+def make_read_tool(cwd: str, root: str | None = None) -> AgentTool[ReadParams]:
+    """The `read` tool, resolving relative paths against `cwd`; with `root`, only inside it."""
 
     async def execute(
         tool_call_id: str, params: ReadParams, signal: AbortSignal, on_update: ToolUpdate
     ) -> AgentToolResult:
-        path = resolve_path(params.path, cwd)
+        path = resolve_path(params.path, cwd, root)
         return await signal.race(asyncio.to_thread(_read, path, params))
 
     return AgentTool(

@@ -25,15 +25,15 @@ class WriteParams(BaseModel):
     content: str = Field(description="The complete new contents of the file (written as UTF-8).")
 
 
-def make_write_tool(cwd: str) -> AgentTool[WriteParams]:
-    """The `write` tool, resolving relative paths against `cwd`."""
+def make_write_tool(cwd: str, root: str | None = None) -> AgentTool[WriteParams]:
+    """The `write` tool, resolving relative paths against `cwd`; with `root`, only inside it."""
 
     async def execute(
         tool_call_id: str, params: WriteParams, signal: AbortSignal, on_update: ToolUpdate
     ) -> AgentToolResult:
         if signal.aborted:  # checked once: a started write is short and is not interrupted halfway
             raise AbortedError(signal.reason or "aborted")
-        path = resolve_path(params.path, cwd)
+        path = resolve_path(params.path, cwd, root)
         refuse_notebook(path, "write")
         data = params.content.encode("utf-8", "replace")
         try:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
 from pydantic import BaseModel
@@ -28,7 +27,7 @@ def echo_tool(name: str = "echo", mode: str = "sequential", log: list[str] | Non
         if log is not None:
             log.append(f"start {params.value}")
         on_update(text_result(f"working on {params.value}"))
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0)  # a tool that awaits: parallel ones interleave here
         if log is not None:
             log.append(f"end {params.value}")
         if params.value == "boom":
@@ -109,14 +108,12 @@ async def test_transient_failures_retry_with_doubling_delays(llm: ScriptedLLMSer
     cut = ScriptedTurn(blocks=[Text(text="partial text", chunks=4)], fault=CutStream(after_events=5))
     llm.enqueue(*fail, cut, ScriptedTurn(blocks=[Text(text="finally")]))
     cfg = config(llm, [], retry=RetryPolicy(base_delay_s=0.05))
-    started = time.monotonic()
     added, events = await run(llm, cfg)
     retries = [e for e in events if e.type == "auto_retry_start"]
     assert [r.delay_ms for r in retries] == [50, 100, 200]  # type: ignore[union-attr]
     assert [r.attempt for r in retries] == [1, 2, 3]  # type: ignore[union-attr]
     end = [e for e in events if e.type == "auto_retry_end"]
     assert len(end) == 1 and end[0].success  # type: ignore[union-attr]
-    assert time.monotonic() - started >= 0.35
     final = added[-1]
     assert isinstance(final, AssistantMessage) and final.text() == "finally"
     # the cut attempt had started streaming: it is shown and ended, but never sent back to the model
@@ -134,8 +131,7 @@ async def test_retry_after_header_sets_the_wait(llm: ScriptedLLMServer) -> None:
     _, events = await run(llm, config(llm, [], retry=RetryPolicy(base_delay_s=5)))
     retries = [e for e in events if e.type == "auto_retry_start"]
     assert [r.delay_ms for r in retries] == [300]  # type: ignore[union-attr]
-    gap = llm.requests[1].received_at.perf - llm.requests[0].finished_at.perf  # type: ignore[union-attr]
-    assert gap >= 0.25
+    assert len(llm.requests) == 2
 
 
 @pytest.mark.asyncio
@@ -157,15 +153,23 @@ async def test_retries_exhausted_end_the_run_with_the_error(llm: ScriptedLLMServ
 
 
 @pytest.mark.asyncio
-async def test_abort_during_a_retry_wait_ends_promptly(llm: ScriptedLLMServer) -> None:
+async def test_abort_during_a_retry_wait_ends_the_run_without_retrying(llm: ScriptedLLMServer) -> None:
+    """The abort comes as the wait starts; a wait that ignored it would retry after 60 s, with a second
+    request, and end otherwise than aborted."""
     llm.enqueue(ScriptedTurn(blocks=[Text(text="x")], fault=HttpError(status=500)))
     controller = AbortController()
-    asyncio.get_running_loop().call_later(0.2, controller.abort)
-    started = time.monotonic()
-    added, _ = await run(llm, config(llm, []), signal=controller.signal)
-    assert time.monotonic() - started < 1.5
+    events: list[SessionEvent] = []
+
+    def emit(event: SessionEvent) -> None:
+        events.append(event)
+        if event.type == "auto_retry_start":
+            controller.abort()
+
+    cfg = config(llm, [], retry=RetryPolicy(base_delay_s=60))
+    added = await run_loop([UserMessage(content="go")], [], cfg, emit, controller.signal)
     final = added[-1]
     assert isinstance(final, AssistantMessage) and final.stop_reason == "aborted"
+    assert len(llm.requests) == 1 and [e.type for e in events].count("auto_retry_start") == 1
 
 
 @pytest.mark.asyncio

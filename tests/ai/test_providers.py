@@ -12,7 +12,7 @@ import pytest_asyncio
 from prime_jupyter.ai.abort import AbortController
 from prime_jupyter.ai.events import AssistantMessageEvent, ErrorEvent
 from prime_jupyter.ai.models import Api, Model
-from prime_jupyter.ai.providers._http import close_clients
+from prime_jupyter.ai.providers._client import close_clients
 from prime_jupyter.ai.stream import StreamOptions, stream
 from prime_jupyter.ai.types import Context, ToolSpec, UserMessage
 from prime_jupyter.testing import (

@@ -14,7 +14,7 @@ import pytest
 import pytest_asyncio
 
 from prime_jupyter.ai.models import Api
-from prime_jupyter.ai.providers._http import close_clients
+from prime_jupyter.ai.providers._client import close_clients
 from prime_jupyter.ai.stream import StreamOptions, stream
 from prime_jupyter.ai.types import Context, UserMessage
 from prime_jupyter.testing import RecordedRequest, ScriptedLLMServer, ScriptedTurn, Text

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from kit.cli import prime
+from kit.net import hanging_port
 
 from prime_jupyter.testing import HttpError, ScriptedLLMServer, ScriptedTurn, Text
 from prime_jupyter.testing.jsonl import lines
@@ -86,3 +87,26 @@ def test_each_retry_is_said_on_stderr_as_it_starts(agent_dir: Path) -> None:
         f"prime: retrying in 0.02 s (attempt 2/2) after {why}",
     ]
     assert said[2] == f"error: {why[1:-1]}"
+
+
+def test_a_provider_whose_connection_hangs_ends_the_run_within_90_s_saying_so(agent_dir: Path) -> None:
+    """Regression (issue 25): a provider whose route drops packets kept `-p` waiting more than 300 s (one
+    600 s timeout for connecting, retried). Now each attempt gives up at the 10 s connect timeout, and the
+    default retries (3, after 2, 4 and 8 s) end the run in about a minute, within 90 s (the subprocess's
+    timeout fails the test otherwise)."""
+    models = json.loads((agent_dir / "models.json").read_text())
+    with hanging_port() as port:
+        url = f"http://127.0.0.1:{port}"
+        models["providers"]["hung"] = {
+            "baseUrl": url,
+            "api": "anthropic-messages",
+            "apiKey": "k",
+            "models": [{"id": "m1"}],
+        }
+        (agent_dir / "models.json").write_text(json.dumps(models))
+        done = prime(agent_dir, "--model", "hung/m1", "--tools", "read", "-p", "hi", timeout=90)
+    assert done.returncode == 1
+    said = lines(done.stderr)
+    why = f"cannot reach {url}/v1/messages: no connection within 10 s (PRIME_CONNECT_TIMEOUT_S sets it)"
+    assert said[:3] == [f'prime: retrying in {s} s (attempt {n}/3) after "{why}"' for n, s in ((1, 2), (2, 4), (3, 8))]
+    assert said[3] == f"error: {why}"

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from kit.cli import ROOT, prime
+from kit.cli import ROOT, left_in_group, prime
 
 from prime_jupyter.sessions.entries import MessageEntry
 from prime_jupyter.sessions.manager import SessionManager
@@ -89,6 +90,16 @@ def test_stdin_and_at_files_are_merged_into_the_prompt(agent_dir: Path, llm: Scr
     assert missing.returncode == 2 and "nope.txt" in missing.stderr
 
 
+def test_an_at_file_that_is_no_regular_file_is_refused_at_once(agent_dir: Path, llm: ScriptedLLMServer) -> None:
+    """Regression (issue 27, item 4): `@fifo` never returned, `@/dev/zero` ended in a MemoryError."""
+    os.mkfifo(agent_dir.parent / "pipe")
+    for word in ("@pipe", "@/dev/zero"):
+        done = prime(agent_dir, "-p", "x", word)
+        assert done.returncode == 2 and "not a regular file" in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr
+    assert llm.requests == []
+
+
 def test_continue_and_resume_carry_the_conversation(agent_dir: Path, llm: ScriptedLLMServer) -> None:
     llm.enqueue(ScriptedTurn(blocks=[Text(text="first answer")]), ScriptedTurn(blocks=[Text(text="second")]))
     assert prime(agent_dir, "--model", "scripted/m1", "-p", "first question").returncode == 0
@@ -133,13 +144,13 @@ def test_the_cli_imports_no_server_and_no_provider_sdk(agent_dir: Path, llm: Scr
     code = (
         "import sys; from prime_jupyter.cli.__main__ import main; sys.argv=['x'];"
         "rc = main(['--model','scripted-openai/m2','--tools','read','-p','hi']);"
-        "heavy = ('jupyter_server','anthropic','openai','aiohttp','httpx','textual','jupyter_client');"
+        "heavy = ('jupyter_server','anthropic','openai','aiohttp','textual','jupyter_client');"
         "print(sorted(m for m in heavy if m in sys.modules))"
     )
     environment = {**os.environ, "PRIME_AGENT_DIR": str(agent_dir), "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert lines(done.stdout)[-1] == "[]"  # the providers speak HTTP themselves (`ai.providers._http`)
+    assert lines(done.stdout)[-1] == "[]"  # the providers speak the APIs over httpx (`ai.providers._client`)
 
 
 def test_a_headless_run_leaves_the_chat_routes_vocabulary_unimported(agent_dir: Path, llm: ScriptedLLMServer) -> None:
@@ -326,3 +337,21 @@ def test_an_acknowledged_prompt_survives_a_kill_before_the_answer(agent_dir: Pat
     (path,) = (agent_dir / "sessions").glob("*.jsonl")
     entry = SessionManager.open(path).get_entry(acknowledged["entryId"])
     assert isinstance(entry, MessageEntry) and "keep me" in json.dumps(entry.message.model_dump(mode="json"))
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process groups from /proc")
+def test_the_bash_tools_processes_die_with_the_app(agent_dir: Path, llm: ScriptedLLMServer) -> None:
+    """Regression (issue 27, item 7): the app killed with SIGKILL left the bash tool's children running."""
+    command = "sleep 1001 >/dev/null 2>&1 & echo group $$; sleep 1002"
+    llm.enqueue(ScriptedTurn(blocks=[ToolCall(name="bash", arguments={"command": command})]))
+    environment = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    environment.update({"PRIME_AGENT_DIR": str(agent_dir), "PYTHONPATH": str(ROOT)})
+    run_it = [sys.executable, "-m", "prime_jupyter.cli", "--model", "scripted/m1", "--tools", "bash"]
+    with subprocess.Popen(
+        [*run_it, "--mode", "json", "-p", "go"], stdout=subprocess.PIPE, env=environment, cwd=agent_dir.parent
+    ) as run:
+        assert run.stdout is not None
+        started = next(found for line in iter(run.stdout.readline, b"") if (found := re.search(rb"group (\d+)", line)))
+        pgid = int(started[1])
+        run.kill()
+    assert left_in_group(pgid) == []

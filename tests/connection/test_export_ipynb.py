@@ -90,7 +90,7 @@ async def test_a_session_exports_to_a_valid_notebook_with_provenance(
 
 
 @pytest.mark.asyncio
-async def test_without_a_path_the_notebook_goes_beside_the_transcript(
+async def test_without_a_path_the_notebook_goes_to_the_exports_folder(
     connection: AgentConnection, llm: ScriptedLLMServer
 ) -> None:
     llm.enqueue(ScriptedTurn(blocks=[Text(text="hi")]))
@@ -98,5 +98,6 @@ async def test_without_a_path_the_notebook_goes_beside_the_transcript(
     await connection.wait_for_idle()
     exported = await connection.export("ipynb")
     state = await connection.get_state()
-    assert state.session_file and exported.path == str(Path(state.session_file).with_suffix(".ipynb"))
+    transcript = Path(str(state.session_file))
+    assert exported.path == str(transcript.parent / "exports" / transcript.with_suffix(".ipynb").name)
     nbformat.validate(nbformat.read(exported.path, as_version=4))

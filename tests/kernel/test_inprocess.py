@@ -57,9 +57,33 @@ async def test_each_output_is_reported_once_in_its_own_kind(provisioner: Ipython
 
 
 @pytest.mark.asyncio
-async def test_the_helpers_work_in_process(provisioner: IpythonKernelProvisioner) -> None:
-    result = await tool_runner(provisioner)("%%bash\necho b\nexit 2")
-    assert text_of(result) == "b\nbash exited with status 2"
+async def test_the_helpers_are_lent_under_one_name_while_the_agents_code_runs(
+    shell: Any, provisioner: IpythonKernelProvisioner, tmp_path: Path
+) -> None:
+    """Regression (issue 25): the bootstrap put `edit` and `attach_image` into the user's namespace
+    (over their own variables) and replaced IPython's `%%bash` for good."""
+    bash = shell.find_cell_magic("bash")
+    shell.user_ns["edit"] = "the user's"
+    run = tool_runner(provisioner)
+    target = tmp_path / "notes.txt"
+    result = await run(f"__prime__.edit({str(target)!r}, '', 'hello\\n')\nprint(sorted(vars(__prime__)))")
+    assert target.read_text() == "hello\n" and "['attach_image', 'edit']" in text_of(result)
+    assert "__prime__" not in shell.user_ns and "__prime__" not in shell.user_ns_hidden
+    assert shell.user_ns["edit"] == "the user's" and "attach_image" not in shell.user_ns
+    assert shell.find_cell_magic("bash") is bash  # IPython's own, which fails the cell on a non-zero exit
+    failed = await run("%%bash\necho b\nexit 2")
+    assert status_of(failed) == "error" and "returned non-zero exit status 2" in text_of(failed)
+
+
+@pytest.mark.asyncio
+async def test_what_the_agents_code_binds_to_the_helpers_name_stays(
+    shell: Any, provisioner: IpythonKernelProvisioner
+) -> None:
+    shell.user_ns["__prime__"] = "the user's"
+    await tool_runner(provisioner)("seen = __prime__.edit.__name__")
+    assert shell.user_ns["__prime__"] == "the user's" and shell.user_ns["seen"] == "edit"
+    await tool_runner(provisioner)("__prime__ = 'the agent'")
+    assert shell.user_ns["__prime__"] == "the agent"
 
 
 @pytest.mark.asyncio

@@ -53,8 +53,8 @@ def free_port() -> int:
 
 
 def write_agent_dir(home: Path, llm_url: str) -> Path:
-    """An agent dir whose only provider is the scripted server, with the ipython tool (ask comes with the panel);
-    its default model is the scripted one, so a notebook's `%%prime` uses it too."""
+    """An agent dir whose only provider is the scripted server, with the ipython and notebook tools (ask comes
+    with the panel); its default model is the scripted one, so a notebook's `%%prime` uses it too."""
     home.mkdir(parents=True, exist_ok=True)
     provider = {
         "baseUrl": llm_url,
@@ -64,10 +64,11 @@ def write_agent_dir(home: Path, llm_url: str) -> Path:
     }
     (home / "models.json").write_text(json.dumps({"providers": {"scripted": provider}}))
     settings = {
-        "tools": ["ipython"],
+        "tools": ["ipython", "notebook_read", "notebook_edit", "notebook_run"],
         "retry": {"enabled": False},
         "compaction": {"enabled": False},
         "defaultModel": MODEL,
+        "permissionMode": "auto",  # tools run without asking, unless a test asks for a mode
     }
     (home / "settings.json").write_text(json.dumps(settings))
     return home
@@ -144,6 +145,7 @@ def start_lab(
         "--LabApp.expose_app_in_browser=True",
         f"--PrimeApp.agent_dir={agent_dir}",
         f"--PrimeApp.default_model={default_model}",
+        "--PrimeApp.default_permission_mode=auto",  # tools run without asking, unless a test asks for a mode
     ]
     if not extension:
         args.append("--ServerApp.jpserver_extensions=prime_jupyter=False")

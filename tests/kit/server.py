@@ -36,7 +36,8 @@ def own_jupyter(factory: pytest.TempPathFactory, name: str, *args: str) -> Itera
 
 
 def write_agent_dir(home: Path, base_url: str, **settings: object) -> Path:
-    """An agent dir whose only provider is the scripted server, with the bash, read and ask tools."""
+    """An agent dir whose only provider is the scripted server, with the bash, read and ask tools, whose
+    sessions run tools without asking (`permissionMode: auto`; a `settings` value of None drops a key)."""
     home.mkdir(parents=True, exist_ok=True)
     provider = {
         "baseUrl": base_url,
@@ -45,8 +46,9 @@ def write_agent_dir(home: Path, base_url: str, **settings: object) -> Path:
         "models": [{"id": "m1", "contextWindow": 100_000, "maxTokens": 4096}],
     }
     (home / "models.json").write_text(json.dumps({"providers": {"scripted": provider}}))
-    defaults: dict[str, object] = {"tools": ["bash", "read"], "retry": {"baseDelayMs": 10}}
-    (home / "settings.json").write_text(json.dumps({**defaults, **settings}))
+    defaults: dict[str, object] = {"tools": ["bash", "read"], "retry": {"baseDelayMs": 10}, "permissionMode": "auto"}
+    merged = {key: value for key, value in {**defaults, **settings}.items() if value is not None}
+    (home / "settings.json").write_text(json.dumps(merged))
     return home
 
 

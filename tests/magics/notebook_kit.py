@@ -33,7 +33,9 @@ def write_agent_dir(home: Path, base_url: str) -> Path:
         ],
     }
     (home / "models.json").write_text(json.dumps({"providers": {"scripted": provider}}))
-    (home / "settings.json").write_text(json.dumps({"defaultModel": SCRIPTED_MODEL, "retry": {"enabled": False}}))
+    (home / "settings.json").write_text(
+        json.dumps({"defaultModel": SCRIPTED_MODEL, "retry": {"enabled": False}, "permissionMode": "auto"})
+    )
     return home
 
 

@@ -123,10 +123,13 @@ def test_a_notebook_session_opens_in_jupyter_prime_r(
     assert "the password is swordfish" in json.dumps(sent(llm)["messages"])
 
 
-def test_a_missing_api_key_is_a_message_in_the_cell(kernel: Kernel) -> None:
+def test_a_missing_api_key_fails_the_cell_with_a_message_and_no_stack(kernel: Kernel) -> None:
     kernel.run("%prime model anthropic/claude-sonnet-5-5")
     try:
         cell = kernel.run("%%prime\nhello")
-        assert cell.status == "ok" and "ANTHROPIC_API_KEY" in cell.text() and "Traceback" not in cell.text()
+        [error] = [m["content"] for m in cell.of_type("error")]
+        assert cell.status == "error" and "ANTHROPIC_API_KEY" in error["evalue"]
+        assert error["traceback"] == [f"RunFailedError: {error['evalue']}"]  # no stack trace of our code
+        assert kernel.run("%%prime --no-raise\nhello").status == "ok"
     finally:
         kernel.run("%prime model scripted/m1")

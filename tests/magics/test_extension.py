@@ -127,10 +127,24 @@ def test_in_out_and_the_last_error_can_be_referenced(kernel: Kernel, llm: Script
     assert "In: 6 * 7 Out: 42 Err: " in sent and "NameError" in sent
 
 
-def test_a_failed_model_call_shows_its_error_in_the_cell(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+def test_a_failed_model_call_shows_its_error_then_fails_the_cell(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    """Regression (issue 27, item 5): the error was only printed, so "Run all" carried on past it."""
     llm.enqueue(ScriptedTurn(fault=HttpError(status=400, message="this request is invalid")))
     cell = kernel.run("%%prime\nanything")
-    assert cell.status == "ok" and "this request is invalid" in cell.text()
+    shown = [m for m in cell.of_type("display_data", "update_display_data") if "invalid" in str(m["content"])]
+    [error] = [m["content"] for m in cell.of_type("error")]
+    assert cell.status == "error" and shown and cell.reply["ename"] == "RunFailedError"
+    assert "this request is invalid" in error["evalue"] and error["traceback"] == [f"RunFailedError: {error['evalue']}"]
+
+
+def test_no_raise_only_shows_the_error(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    llm.enqueue(ScriptedTurn(fault=HttpError(status=400, message="this request is invalid")))
+    cell = kernel.run("%%prime --no-raise\nanything")
+    assert cell.status == "ok" and "this request is invalid" in cell.text() and not cell.of_type("error")
+    llm.enqueue(ScriptedTurn(fault=HttpError(status=400, message="this request is invalid")))
+    assert kernel.run('%prime ask --no-raise "anything"').status == "ok"
+    llm.enqueue(ScriptedTurn(fault=HttpError(status=400, message="this request is invalid")))
+    assert kernel.run('%prime ask "anything"').status == "error"
 
 
 def test_insert_puts_the_answers_code_in_a_new_cell_with_its_provenance(kernel: Kernel, llm: ScriptedLLMServer) -> None:
@@ -153,6 +167,30 @@ def test_thinking_shows_as_a_collapsed_block(kernel: Kernel, llm: ScriptedLLMSer
     html = [m["content"]["data"].get("text/html", "") for m in cell.of_type("display_data", "update_display_data")]
     assert any("<summary><i>Thinking</i></summary><pre>weighing &lt;options&gt;</pre>" in h for h in html)
     assert "decided" in cell.text()
+
+
+def test_the_users_kernel_keeps_its_bash_and_gains_only_what_the_agents_code_made(
+    kernel: Kernel, llm: ScriptedLLMServer
+) -> None:
+    """Regression (issue 25): `%load_ext` and a `%%prime` run replaced IPython's `%%bash` with ours and put
+    `edit` and `attach_image` into the user's namespace, over their own variables of those names."""
+    before = kernel.run("import re\nedit = 'my edit'\n__names = set(get_ipython().user_ns) | {'__names'}")
+    assert before.status == "ok", before.text()
+    code = "made_by_agent = __prime__.edit.__name__ + '!'\nmade_by_agent"
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="ipython", arguments={"code": code})]),
+        ScriptedTurn(blocks=[Text(text="made it")]),
+    )
+    cell = kernel.run("%%prime\nmake a variable")
+    assert cell.status == "ok" and "made it" in cell.text(), cell.text()
+    assert "__prime__.edit(path, old_str, new_str)" in json.dumps(llm.requests[-2].body)  # the model is told
+    history = r"_+|_i+|_i?\d+"  # IPython's own names for the cells the user ran
+    probe = kernel.run(
+        "gained = sorted(n for n in set(get_ipython().user_ns) - __names if not re.fullmatch(r'" + history + "', n))\n"
+        "bash = get_ipython().find_cell_magic('bash')\n"
+        "print(gained, repr(edit), 'attach_image' in dir(), bash.__module__)"
+    )
+    assert probe.text().strip() == "['made_by_agent'] 'my edit' False IPython.core.magics.script"
 
 
 def test_unloading_removes_the_magics_and_loading_again_starts_a_new_session(

@@ -10,9 +10,10 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
 from notebook_kit import kernel_env
 
-from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
+from prime_jupyter.testing import HttpError, ScriptedLLMServer, ScriptedTurn, Text, ToolCall
 
 pytestmark = pytest.mark.e2e  # the product runs in a kernel process the test drives
 
@@ -60,7 +61,11 @@ def test_a_data_notebook_runs_end_to_end(
 
     prime_outputs = notebook.cells[3].outputs
     markdown = [o["data"]["text/markdown"] for o in prime_outputs if "text/markdown" in o.get("data", {})]
-    assert markdown == ["Least squares.", "The line is **orders = 2.01 day + 1.00**."]
+    assert markdown[:2] == ["Least squares.", "The line is **orders = 2.01 day + 1.00**."]
+    # under the answer: what the agent's code made in the user's namespace
+    (made,) = markdown[2:]
+    assert made.startswith("*Kernel: created `slope` (float64 2.01), `intercept` (float64 ")
+    assert made.endswith("`fig` (Figure), `ax` (Axes), `fit` (DataFrame 1x2)*")
     [png] = [o["data"]["image/png"] for o in prime_outputs if "image/png" in o.get("data", {})]
     assert base64.b64decode(png).startswith(b"\x89PNG\r\n\x1a\n")  # the agent's figure, a real output
     [table] = [o["data"]["text/html"] for o in prime_outputs if o["output_type"] == "execute_result"]
@@ -68,9 +73,35 @@ def test_a_data_notebook_runs_end_to_end(
 
     sent = json.dumps(llm.requests[0].body)
     assert "Plot `clean` and fit a line" in sent
+    held = llm.requests[0].body["messages"][0]["content"][0]["text"]  # type: ignore[index,call-overload]
+    assert "- clean: DataFrame 4x2; day: float64, orders: float64" in held, held  # the model knew what the kernel held
     tool_result = json.dumps(llm.requests[1].body["messages"][-1])  # type: ignore[index,call-overload]
     assert '"media_type": "image/png"' in tool_result and "2.01" in tool_result  # what the agent saw
 
     assert notebook.cells[4].outputs[0]["text"] == "2.01 1.00 2.01 Figure\n"
     predicted = notebook.cells[5].outputs[0]["data"]["text/plain"]
     assert "'predicted': [3.01, 5.02, 7.03, 9.04]" in predicted
+
+
+def test_a_failed_prime_cell_stops_the_notebook_under_nbclient(
+    llm: ScriptedLLMServer, agent_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression (issue 27, item 5): the failed cell printed its error and nbclient ran on past it."""
+    for name, value in kernel_env(agent_home).items():
+        monkeypatch.setenv(name, value)
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_code_cell("%load_ext prime_jupyter"),
+        nbformat.v4.new_code_cell("%%prime --no-raise\nfirst"),
+        nbformat.v4.new_code_cell("%%prime\nsecond"),
+        nbformat.v4.new_code_cell("print('after')"),
+    ]
+    llm.enqueue(*(ScriptedTurn(fault=HttpError(status=400, message="the model refused")) for _ in range(2)))
+    resources = {"metadata": {"path": str(tmp_path)}}
+    client = NotebookClient(notebook, timeout=120, kernel_name="python3", resources=resources)
+    with pytest.raises(CellExecutionError) as raised:
+        client.execute()
+    assert raised.value.ename == "RunFailedError" and "the model refused" in raised.value.evalue
+    kinds = [[output["output_type"] for output in cell.outputs] for cell in notebook.cells[1:]]
+    assert "error" not in kinds[0] and kinds[1][-1] == "error" and kinds[2] == []
+    assert "the model refused" in json.dumps(notebook.cells[2].outputs[0])  # shown before it raised

@@ -11,6 +11,7 @@ import pytest
 from prime_jupyter.ai.models import Model
 from prime_jupyter.ai.types import AssistantMessage, UserMessage
 from prime_jupyter.errors import OutsideRootError
+from prime_jupyter.protocol.common import session_name
 from prime_jupyter.protocol.requests import SeedMessage
 from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.runtime.factory import SessionOptions, create_agent_session
@@ -203,3 +204,28 @@ def test_paths_are_confined_only_when_asked(tmp_path: Path) -> None:
             resolve_cwd(root, name, confined_to=root)
         with pytest.raises(OutsideRootError, match=r"^path: .* is outside the server's root"):
             export_target(root, f"{name}/x.html", confined_to=root)
+
+
+@pytest.mark.parametrize(
+    ("path", "says"),
+    [
+        ("chat\n.html", "control character"),
+        ("chat\r.html", "control character"),
+        ("   ", "spaces only"),
+        ("out/  /chat.html", "spaces only"),
+        ("out/", "ends in a slash"),
+        ("out/chat.html/", "ends in a slash"),
+    ],
+)
+def test_an_odd_export_name_is_refused_naming_the_rule(tmp_path: Path, path: str, says: str) -> None:
+    """Regression (issue 27, item 6): these were written as given."""
+    with pytest.raises(ValueError, match=rf"^path: .*{says}"):
+        export_target(tmp_path, path)
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_session_name_cannot_hold_a_control_character() -> None:
+    """Regression (issue 27, item 6): a NUL was kept in the name."""
+    with pytest.raises(ValueError, match="control character"):
+        session_name("my\0session")
+    assert session_name(" my\n\tsession ") == "my session"  # whitespace is folded, not refused

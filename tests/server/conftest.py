@@ -31,7 +31,12 @@ def agent_dir(tmp_path: Path, llm: ScriptedLLMServer, request: pytest.FixtureReq
 @pytest.fixture
 def jp_server_config(agent_dir: Path, request: pytest.FixtureRequest) -> dict[str, Any]:
     marker = request.node.get_closest_marker("prime")
-    traits = {"agent_dir": str(agent_dir), "default_model": MODEL, **(marker.kwargs if marker else {})}
+    traits = {
+        "agent_dir": str(agent_dir),
+        "default_model": MODEL,
+        "default_permission_mode": "auto",  # tools run without asking, unless a test asks for a mode
+        **(marker.kwargs if marker else {}),
+    }
     return {"ServerApp": {"jpserver_extensions": {"prime_jupyter": True}}, "PrimeApp": traits}
 
 

@@ -79,6 +79,21 @@ async def test_export_writes_html_and_jsonl(prime: PrimeClient, llm: ScriptedLLM
     assert jsonl["format"] == "jsonl" and json.loads(lines[0])["id"] == session_id
 
 
+async def test_an_export_without_a_path_never_doubles_or_resurrects_its_session(
+    prime: PrimeClient, llm: ScriptedLLMServer
+) -> None:
+    """Regression (issue 27, item 2): the export was taken for the session itself: listed twice, and
+    reopened from the copy after the delete."""
+    session_id = await two_exchanges(prime, llm)
+    first = await command(prime, session_id, "export", format="jsonl")
+    assert await command(prime, session_id, "export", format="jsonl") == first
+    assert [s["sessionId"] for s in (await prime.get("chat/sessions"))["sessions"]] == [session_id]
+    await prime.call("DELETE", "chat/sessions", {"sessionId": session_id})
+    assert (await prime.status("GET", "chat/session", params={"sessionId": session_id}))[0] == 404
+    assert (await prime.get("chat/sessions"))["sessions"] == []
+    assert Path(str(first["path"])).is_file()  # the export stays: it is the user's copy
+
+
 async def test_a_path_ending_in_ipynb_exports_a_notebook(
     prime: PrimeClient, llm: ScriptedLLMServer, jp_root_dir: Path
 ) -> None:

@@ -61,3 +61,33 @@ async def test_an_export_path_no_file_system_can_hold_is_a_400(prime: PrimeClien
     request = {"sessionId": session_id, "command": "export", "path": path}
     code, reply = await prime.status("POST", "chat/command", json.dumps(request).encode())
     assert code == 400 and reply["message"].startswith("path: ") and says in reply["message"]
+
+
+ODD_EXPORT_NAMES = [("chat\n.html", "control character"), ("   ", "spaces only"), ("out/", "ends in a slash")]
+
+
+@pytest.mark.parametrize(("path", "says"), ODD_EXPORT_NAMES)
+async def test_an_odd_export_name_is_a_400_naming_the_rule(prime: PrimeClient, path: str, says: str) -> None:
+    """Regression (issue 27, item 6): these were written as given."""
+    session_id = await prime.new_session()
+    requests = [
+        ("chat/command", {"sessionId": session_id, "command": "export", "path": path}),
+        (f"{ATTACH}command", {"sessionId": session_id, "command": {"type": "export", "path": path}}),
+    ]
+    for route, request in requests:
+        code, reply = await prime.status("POST", route, json.dumps(request).encode())
+        assert code == 400 and reply["message"].startswith("path: ") and says in reply["message"], reply
+
+
+async def test_a_session_name_with_a_nul_is_a_400_naming_the_rule(prime: PrimeClient) -> None:
+    """Regression (issue 27, item 6): the NUL was kept in the name."""
+    session_id = await prime.new_session()
+    requests = [
+        ("PATCH", "chat/sessions", {"sessionId": session_id, "name": "a\0b"}),
+        ("POST", "chat/command", {"sessionId": session_id, "command": "name", "name": "a\0b"}),
+        ("POST", f"{ATTACH}command", {"sessionId": session_id, "command": {"type": "rename_session", "name": "a\0b"}}),
+    ]
+    for verb, route, request in requests:
+        code, reply = await prime.status(verb, route, json.dumps(request).encode())
+        assert code == 400 and "control character" in str(reply["message"]), (route, reply)
+    assert (await prime.session(session_id))["session"].get("name") is None

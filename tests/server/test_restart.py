@@ -102,3 +102,30 @@ async def test_a_cursor_from_the_old_server_gets_resync_required_and_no_frames(
         await prime.turn(session_id, "later")
         live = await sse.until(lambda f: f["type"] == "done")
     assert live[0][0] == connected["cursor"] + 1 and live[0][1]["type"] == "start"  # nothing was replayed
+
+
+async def test_exports_neither_double_nor_resurrect_a_session_after_a_restart(
+    prime: PrimeClient, llm: ScriptedLLMServer, agent_dir: Path, jp_root_dir: Path, tmp_path: Path
+) -> None:
+    """Regression (issue 27, item 2): after a restart the export was listed as a second session, opened by
+    id in its place (exporting again: 500, SameFileError), and reopened as the session after a delete."""
+    old = await ServerProcess(agent_dir, jp_root_dir, tmp_path / "old").ready()
+    try:
+        session_id = await old.client.new_session()
+        llm.enqueue(ScriptedTurn(blocks=[Text(text="an answer")]))
+        await old.client.turn(session_id, "a question")
+        export = {"sessionId": session_id, "command": "export", "format": "jsonl"}
+        exported = await old.client.post("chat/command", export)
+    finally:
+        old.stop(signal.SIGTERM)
+    transcript = agent_dir / "sessions" / f"{session_id}.jsonl"
+    legacy = transcript.with_name(f"{session_id}.export.jsonl")  # where an earlier version put its export
+    legacy.write_bytes(transcript.read_bytes())
+    assert [s["sessionId"] for s in (await prime.get("chat/sessions"))["sessions"]] == [session_id]
+    assert await prime.post("chat/command", export) == exported
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="another answer")]))
+    await prime.turn(session_id, "another question")
+    assert "another question" in transcript.read_text() and "another question" not in legacy.read_text()
+    await prime.call("DELETE", "chat/sessions", {"sessionId": session_id})
+    assert (await prime.status("GET", "chat/session", params={"sessionId": session_id}))[0] == 404
+    assert (await prime.get("chat/sessions"))["sessions"] == []

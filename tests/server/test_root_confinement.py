@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from kit.server import PrimeClient
 
 from prime_jupyter.protocol.version import PROTOCOL_VERSION
+from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
 
 
 @pytest.fixture
@@ -90,3 +92,35 @@ async def test_the_setting_allows_an_export_outside_the_root(prime: PrimeClient,
     for path in (str(outside / "a.html"), "escape/b.html"):
         assert (await export(prime, session_id, path))[0] == 200
     assert sorted(p.name for p in outside.iterdir()) == ["a.html", "b.html"]
+
+
+async def tool_parts(prime: PrimeClient, llm: ScriptedLLMServer, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    """Each call as one model turn of a session in the root, then an answer; the calls' last states."""
+    session_id = await prime.new_session()
+    for name, arguments in calls:
+        llm.enqueue(ScriptedTurn(blocks=[ToolCall(name=name, arguments=arguments)]))
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="done")]))
+    parts = {f["part"]["toolCallId"]: f["part"] for f in await prime.turn(session_id, "go") if f["type"] == "tool"}
+    return list(parts.values())
+
+
+@pytest.mark.prime_settings(tools=["read", "write", "edit"])
+async def test_file_tools_in_a_server_session_stay_inside_the_root(
+    prime: PrimeClient, llm: ScriptedLLMServer, jp_root_dir: Path, outside: Path
+) -> None:
+    """Regression (issue 27, item 3): `read`, `write` and `edit` acted outside the root, symlinks included."""
+    (outside / "secret.txt").write_text("secret")
+    (jp_root_dir / "inside" / "link.txt").symlink_to(outside / "secret.txt")
+    escapes = [str(outside / "secret.txt"), "escape/secret.txt", "inside/link.txt", "../secret.txt"]
+    calls: list[tuple[str, dict[str, Any]]] = [("read", {"path": path}) for path in escapes]
+    calls += [("write", {"path": path, "content": "overwritten"}) for path in [*escapes, str(outside / "new.txt")]]
+    calls += [("edit", {"path": path, "edits": [{"oldText": "secret", "newText": "edited"}]}) for path in escapes]
+    parts = await tool_parts(prime, llm, calls)
+    assert len(parts) == len(calls)
+    for part in parts:
+        assert part["state"] == "output-error" and "outside the server's root" in str(part["errorText"]), part
+    assert (outside / "secret.txt").read_text() == "secret" and sorted(p.name for p in outside.iterdir()) == [
+        "secret.txt"
+    ]
+    inside = await tool_parts(prime, llm, [("write", {"path": "inside/ok.txt", "content": "fine"})])
+    assert inside[0]["state"] == "output-available" and (jp_root_dir / "inside" / "ok.txt").read_text() == "fine"

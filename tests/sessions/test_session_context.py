@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 from kit.sessions import make_assistant, make_user
 
 from prime_jupyter.ai.types import UserMessage
@@ -18,6 +20,7 @@ from prime_jupyter.sessions.entries import (
     ThinkingLevelChangeEntry,
     UnknownEntry,
 )
+from prime_jupyter.sessions.manager import SessionManager
 
 
 def test_transcript_only_messages_become_user_messages() -> None:
@@ -118,3 +121,15 @@ def test_following_entries_in_file_order_stops_at_the_first_that_branches() -> N
     assert fold.straight and fold.context() == build_context(path)
     fold.follow(MessageEntry(id="x", parent_id="a", message=make_user("sibling")), [*path, path[1]])
     assert not fold.straight
+
+
+def test_the_latest_permission_mode_on_the_path_is_the_contexts(tmp_path: Path) -> None:
+    manager = SessionManager.in_memory(tmp_path)
+    manager.append_message(make_user("one"))
+    manager.append_permission_mode_change("plan")
+    branch = manager.append_permission_mode_change("ask")
+    assert manager.build_context().permission_mode == "ask"
+    manager.append_permission_mode_change("auto")
+    manager.navigate(branch.id)
+    assert manager.build_context().permission_mode == "ask"
+    assert manager.build_context().messages[0].text() == "one"

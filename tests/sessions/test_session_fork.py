@@ -126,3 +126,11 @@ def test_fork_copies_entries_of_unknown_types_verbatim(tmp_path: Path) -> None:
     fork = reopened.clone()
     assert fork.path is not None and '"git":{"branch":"main"}' in fork.path.read_text()
     assert _texts(SessionManager.open(fork.path)) == ["first", "one", "second", "two", "third"]
+
+
+def test_fork_carries_the_permission_mode(tmp_path: Path) -> None:
+    manager = SessionManager.in_memory(tmp_path)
+    first = manager.append_message(make_user("first"))
+    manager.append_permission_mode_change("plan")
+    fork = manager.fork(first.id, "at", tmp_path / "s").manager
+    assert fork.build_context().permission_mode == "plan"

@@ -184,3 +184,24 @@ def test_delete_removes_the_file(tmp_path: Path) -> None:
     assert list_sessions(tmp_path / "s") == []
     with pytest.raises(SessionNotFoundError):
         delete_session(manager.path)
+
+
+def test_a_copy_holding_a_sessions_id_neither_doubles_nor_stands_in_for_it(tmp_path: Path) -> None:
+    """Regression (issue 27, item 2): a JSONL export beside its transcript was listed as a second session,
+    opened in its place by id, and reopened as the session after the transcript was deleted."""
+    sessions = tmp_path / "sessions"
+    manager = _saved(sessions, tmp_path, "hello")
+    assert manager.path is not None
+    old_export = sessions / f"{manager.session_id}.export.jsonl"  # where earlier versions wrote one
+    hand_copy = sessions / "a-copy.jsonl"
+    for copy in (old_export, hand_copy):
+        copy.write_bytes(manager.path.read_bytes())
+        os.utime(copy, (manager.path.stat().st_mtime + 10,) * 2)
+    assert [info.path for info in list_sessions(sessions)] == [manager.path]
+    assert find_session(sessions, manager.session_id).path == manager.path
+    assert find_session_path(sessions, manager.session_id) == manager.path
+    delete_session(manager.path)
+    assert [info.path for info in list_sessions(sessions)] == [hand_copy]  # a copy made by hand is the user's
+    hand_copy.unlink()
+    with pytest.raises(SessionNotFoundError):
+        find_session(sessions, manager.session_id)

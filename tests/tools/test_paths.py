@@ -42,3 +42,26 @@ def test_permission_error_reads_as_permission_denied_with_the_resolved_path() ->
 def test_other_os_errors_keep_their_reason() -> None:
     error = os_error(OSError(28, "No space left on device"), "/data/out.bin", Path("/data/out.bin"))
     assert str(error) == "Cannot access /data/out.bin: No space left on device"
+
+
+def test_with_a_root_a_path_outside_it_is_refused_symlinks_included(tmp_path: Path) -> None:
+    """Regression (issue 27, item 3): in a server session the file tools read and wrote outside its root."""
+    root, away = tmp_path / "root", tmp_path / "away"
+    (root / "work").mkdir(parents=True)
+    away.mkdir()
+    (root / "escape").symlink_to(away, target_is_directory=True)
+    (root / "work" / "link.txt").symlink_to(away / "secret.txt")
+    cwd = str(root / "work")
+    for path in ("../../away/secret.txt", str(away / "new.txt"), "../escape/new.txt", "link.txt", "/etc/passwd"):
+        with pytest.raises(ToolError, match="outside the server's root directory"):
+            resolve_path(path, cwd, str(root))
+    assert resolve_path("a/b.txt", cwd, str(root)) == root / "work" / "a" / "b.txt"
+    assert resolve_path("../top.txt", cwd, str(root)) == root / "top.txt"
+    assert resolve_path("../../away/x", cwd) == away / "x"  # no root: where the user is, as before
+
+
+def test_a_root_reached_through_a_symlink_still_holds_its_files(tmp_path: Path) -> None:
+    (tmp_path / "real").mkdir()
+    (tmp_path / "alias").symlink_to(tmp_path / "real", target_is_directory=True)
+    assert resolve_path("f.txt", str(tmp_path / "alias"), str(tmp_path / "alias")) == tmp_path / "alias" / "f.txt"
+    assert resolve_path("f.txt", str(tmp_path / "real"), str(tmp_path / "alias")) == tmp_path / "real" / "f.txt"

@@ -2,6 +2,7 @@
 import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 
 import type { ChatController } from '../controller';
+import type { ICellChange } from '../review';
 
 /** A cell of a notebook, as it was when the user asked about it. */
 export interface ICellTarget {
@@ -22,6 +23,18 @@ export interface IJupyterActions {
   replaceCell(target: ICellTarget, code: string): boolean;
   /** Open a console attached to the kernel with `kernelId`. */
   openKernelConsole(kernelId: string): Promise<void>;
+  /** Open the notebook at `path` (relative to the server's root) with the cell `cellId` active and shown. */
+  openNotebookCell(path: string, cellId: string): Promise<void>;
+  /**
+   * Show what the agent just saved into the notebook at `path` when it is open: reload it from disk when
+   * it has no unsaved changes ('reloaded'); 'unsaved' when it has some (nothing is touched); 'live' when
+   * the notebook is collaborative (the change is already there); 'closed' when it is not open.
+   */
+  showSavedNotebook(path: string): Promise<'reloaded' | 'unsaved' | 'live' | 'closed'>;
+  /** Mark the cells one `notebook_edit` changed for review in the open notebook (Keep / Undo). */
+  markForReview(path: string, changes: readonly ICellChange[]): void;
+  /** Undo one `notebook_edit`'s changes in the open notebook, newest first; how many were undone. */
+  undoChanges(path: string, changes: readonly ICellChange[]): Promise<number>;
 }
 
 export interface IPanelContext {

@@ -12,6 +12,8 @@ import { Panel, Widget } from '@lumino/widgets';
 import { partialJsonString } from '../format';
 import type { ToolView } from '../model';
 import type { IPanelContext } from './context';
+import { lineDiff } from '../linediff';
+import type { ICellChange } from '../review';
 import { diffNode } from './diff';
 import { button, fence, h, languageOf } from './dom';
 import { MarkdownView } from './markdown';
@@ -245,7 +247,139 @@ export const genericKind: IToolKind = {
     })
 };
 
+function cellChanges(part: ToolView): ICellChange[] {
+  return list(detail(part, 'changes')).flatMap(change => {
+    if (typeof change !== 'object' || change === null) {
+      return [];
+    }
+    const c = change as Record<string, unknown>;
+    const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+    const int = (value: unknown): number | null => (typeof value === 'number' ? value : null);
+    return [
+      {
+        action: field(c, 'action'),
+        cellId: field(c, 'cellId'),
+        cellType: field(c, 'cellType'),
+        before: text(c.before),
+        after: text(c.after),
+        index: int(c.index) ?? 0,
+        fromIndex: int(c.fromIndex),
+        beforeOutputs: Array.isArray(c.beforeOutputs) ? (c.beforeOutputs as unknown[]) : null,
+        beforeExecutionCount: int(c.beforeExecutionCount)
+      }
+    ];
+  });
+}
+
+const VERBS: Readonly<Record<string, string>> = { insert: 'Inserted', replace: 'Replaced', delete: 'Deleted', move: 'Moved' };
+
+/**
+ * A card body for the notebook tools that, once its call finishes while the panel watches, shows the saved
+ * notebook in the open editor (`showSavedNotebook`, saying so when it cannot) and puts a `notebook_edit`'s
+ * cells under review there.
+ */
+class NotebookBody extends DomBody {
+  private sawRunning = false;
+  private shown = false;
+
+  constructor(
+    private readonly context: IPanelContext,
+    build: (part: ToolView) => Node[]
+  ) {
+    super(build);
+  }
+
+  render(part: ToolView): void {
+    super.render(part);
+    if (part.state !== 'output-available') {
+      this.sawRunning = true;
+      return;
+    }
+    const path = detail(part, 'path');
+    if (this.sawRunning && !this.shown && typeof path === 'string') {
+      this.shown = true;
+      const changes = part.toolName === 'notebook_edit' ? cellChanges(part) : [];
+      void this.context.actions.showSavedNotebook(path).then(outcome => {
+        if (changes.length) {
+          this.context.actions.markForReview(path, changes);
+        }
+        if (outcome === 'unsaved') {
+          this.node.appendChild(
+            h('div', 'jp-PrimeTool-note jp-mod-warning', `${path} has unsaved changes of yours, so it was not reloaded: save or revert it to see the agent's change.`)
+          );
+        }
+      });
+    }
+  }
+}
+
+function notebookEditNodes(context: IPanelContext, part: ToolView): Node[] {
+  const path = typeof detail(part, 'path') === 'string' ? String(detail(part, 'path')) : inputString(part, 'path');
+  const nodes: Node[] = [];
+  for (const change of cellChanges(part)) {
+    const head = h('div', 'jp-PrimeNotebookChange-head', `${VERBS[change.action] ?? change.action} ${change.cellType} cell ${change.cellId}`);
+    if (change.action !== 'delete') {
+      head.appendChild(
+        button({ label: 'Open', title: `Open ${path} at this cell`, className: 'jp-PrimeNotebookChange-open', onClick: () => void context.actions.openNotebookCell(path, change.cellId) })
+      );
+    }
+    nodes.push(head);
+    if (change.action === 'insert' || change.action === 'delete') {
+      const [sign, text] = change.action === 'insert' ? ['+', change.after ?? ''] : ['-', change.before ?? ''];
+      nodes.push(diffNode(text.split('\n').map(line => `${sign}${line}`).join('\n')));
+    } else if (change.action === 'replace') {
+      nodes.push(diffNode(lineDiff(change.before ?? '', change.after ?? '', 'before', 'after')));
+    }
+  }
+  const changes = cellChanges(part);
+  if (changes.length && part.state === 'output-available') {
+    const undo = button({
+      label: 'Undo these changes',
+      title: `Undo this edit's changes in ${path} (cells changed since are kept)`,
+      className: 'jp-PrimeNotebookChange-undoAll',
+      onClick: () =>
+        void context.actions.undoChanges(path, changes).then(undone => {
+          undo.replaceWith(h('div', 'jp-PrimeTool-note', `Undid ${undone} of ${changes.length} changes.`));
+        })
+    });
+    nodes.push(undo);
+  }
+  if (!nodes.length || part.state === 'output-error') {
+    nodes.push(textBlock(outputText(part), part.state === 'output-error' ? 'jp-mod-error' : '', 200));
+  }
+  return nodes;
+}
+
+const notebookEdit: IToolKind = {
+  label: () => 'Notebook edit',
+  summary: part => {
+    const changes = cellChanges(part).length;
+    return `${inputString(part, 'path')}${changes ? ` · ${changes} cell${changes === 1 ? '' : 's'}` : ''}`;
+  },
+  open: true,
+  body: context => new NotebookBody(context, part => notebookEditNodes(context, part))
+};
+
+const notebookRun: IToolKind = {
+  label: () => 'Notebook run',
+  summary: part => inputString(part, 'path'),
+  open: true,
+  body: context =>
+    new NotebookBody(context, part => (part.output || part.errorText ? [textBlock(outputText(part), part.state === 'output-error' ? 'jp-mod-error' : '', 300)] : []))
+};
+
+const notebookRead: IToolKind = {
+  label: () => 'Notebook read',
+  summary: part => inputString(part, 'path'),
+  open: false,
+  body: () => new DomBody(part => (part.output || part.errorText ? [textBlock(outputText(part), '', 200)] : []))
+};
+
 const KINDS: Readonly<Record<string, IToolKind>> = {
+  'tool-NotebookEdit': notebookEdit,
+  'tool-NotebookRUN': notebookRun, // `run` is a short word: upper-cased by the part-type rule (protocol/parts.py)
+  'tool-NotebookRun': notebookRun,
+  'tool-NotebookRead': notebookRead,
   'tool-IPython': ipython,
   'tool-Edit': edit,
   'tool-Bash': bash,

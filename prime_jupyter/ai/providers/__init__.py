@@ -1,1 +1,2 @@
-"""Provider implementations, imported lazily by `prime_jupyter.ai.stream`; they speak the APIs over `_http`."""
+"""Provider implementations, imported lazily by `prime_jupyter.ai.stream`; they speak the APIs over httpx
+(`_client`)."""

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from prime_jupyter.ai.data import ImageContentData, ToolResultMessageData
 from prime_jupyter.ai.providers._body import Body
-from prime_jupyter.ai.providers._http import Response, post_stream
+from prime_jupyter.ai.providers._client import Response, post_stream
 
 if TYPE_CHECKING:
     from prime_jupyter.ai.stream import StreamOptions
@@ -26,7 +26,7 @@ def post(options: StreamOptions, path: str, body: Body) -> AbstractAsyncContextM
     headers = {"authorization": f"Bearer {options.api_key}"}
     headers.update((header, os.environ[name]) for name, header in _ENV_HEADERS.items() if os.environ.get(name))
     headers.update(options.headers)
-    return post_stream(base_url.rstrip("/") + path, headers, body, options.timeout_s)
+    return post_stream(base_url.rstrip("/") + path, headers, body, options.timeout_s, options.connect_timeout_s)
 
 
 def data_url(image: ImageContentData) -> str:

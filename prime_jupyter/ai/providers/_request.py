@@ -1,4 +1,4 @@
-"""Encoding a provider's request body once, as the bytes the transport sends (`_http.post_stream`).
+"""Encoding a provider's request body once, as the bytes the client sends (`_client.post_stream`).
 
 The SDKs' `create` methods copy every container of the params (to drop `NotGiven` entries, dump
 models and read files) and then JSON-encode the copy in Python. For the first request of a resumed

@@ -1,7 +1,7 @@
 """A minimal Server-Sent Events reader over raw bytes.
 
 The SDKs' own event parsing builds a pydantic object per delta (about 27 us each here, most of a
-delta's budget), so providers read the response bytes (`_http.Response.aiter_raw`) and parse events
+delta's budget), so providers read the response bytes (`_client.Response.aiter_bytes`) and parse events
 themselves with `json.loads`. Lines split on "\\n" only (style rule 11).
 """
 

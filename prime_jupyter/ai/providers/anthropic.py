@@ -1,10 +1,10 @@
 """The `anthropic-messages` API (`POST /v1/messages`), as the official `anthropic` SDK speaks it.
 
-The body is encoded once (`_request`, `_encoded`) and posted by the providers' transport (`_http`), with
+The body is encoded once (`_request`, `_encoded`) and posted by the providers' HTTP client (`_client`), with
 the headers the SDK we pin sends (anthropic 2.15: the key as a bearer token, its `anthropic-version`);
 the SSE body is parsed here, which is
 several times cheaper per delta than the SDK's event objects (perf-anchor.md). The SDK itself is not
-imported: its client alone costs more start-up than the whole of pi's launch (`_http`).
+imported: its client alone costs more start-up than the whole of pi's launch.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from prime_jupyter.ai.data import (
 from prime_jupyter.ai.history import History, messages_data
 from prime_jupyter.ai.models import Model, anthropic_effort, anthropic_thinking_budget
 from prime_jupyter.ai.providers._body import Body
+from prime_jupyter.ai.providers._client import post_stream
 from prime_jupyter.ai.providers._encoded import EncodedPrefix, encoded_messages, with_messages
-from prime_jupyter.ai.providers._http import post_stream
 from prime_jupyter.ai.providers._request import encode_body, encode_request
 from prime_jupyter.ai.providers._sse import drain, iter_sse
 from prime_jupyter.ai.providers._transform import normalize_messages, safe_tool_id
@@ -55,9 +55,10 @@ async def stream_provider(model: Model, context: Context, options: StreamOptions
     content = encode_request(encode_messages_once, model, context, options)
     base_url = options.base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL
     headers = {"authorization": f"Bearer {options.api_key}", "anthropic-version": API_VERSION, **options.headers}
-    async with post_stream(f"{base_url.rstrip('/')}/v1/messages", headers, content, options.timeout_s) as resp:
+    url = f"{base_url.rstrip('/')}/v1/messages"
+    async with post_stream(url, headers, content, options.timeout_s, options.connect_timeout_s) as resp:
         emit.message.response_id = resp.headers.get("request-id")
-        raw = resp.aiter_raw()
+        raw = resp.aiter_bytes()
         await _consume(iter_sse(raw), emit)
         await drain(raw)
 

@@ -68,7 +68,7 @@ async def _stream(
 ) -> None:
     async with post(options, "/chat/completions", encode_request(build, model, context, options)) as resp:
         emit.start()
-        raw = resp.aiter_raw()
+        raw = resp.aiter_bytes()
         await _consume(raw, emit)
         await drain(raw)
 

@@ -32,7 +32,7 @@ Json = dict[str, JsonValue]
 
 async def stream_provider(model: Model, context: Context, options: StreamOptions, emit: Emitter) -> None:
     async with post(options, "/responses", encode_request(encode_messages_once, model, context, options)) as resp:
-        raw = resp.aiter_raw()
+        raw = resp.aiter_bytes()
         await _consume(raw, emit)
         await drain(raw)
 

@@ -39,6 +39,7 @@ from prime_jupyter.protocol.commands import (
     RestartKernelCommand,
     SetLabelCommand,
     SetModelCommand,
+    SetPermissionModeCommand,
     SetThinkingLevelCommand,
     SteerCommand,
     SwitchSessionCommand,
@@ -51,7 +52,7 @@ from prime_jupyter.server.attach.event_log import ConnectionHub
 from prime_jupyter.server.host.bridge import PrimeBridge
 from prime_jupyter.server.host.live import LiveSession
 from prime_jupyter.server.http.base import ApiError
-from prime_jupyter.sessions.listing import find_session
+from prime_jupyter.sessions.listing import find_listed_session
 
 __all__ = ["CommandContext", "resolve_session", "run_connection_command"]
 
@@ -64,11 +65,12 @@ class CommandContext:
 
 
 async def resolve_session(bridge: PrimeBridge, ref: str) -> LiveSession:
-    """The session a full id, a unique id prefix or suffix names, opened if needed (404 when none)."""
+    """The session a full id, a unique part of one, a name, or a transcript of the sessions folder names,
+    opened if needed; the same 404 for anything else (a path elsewhere tells nothing of what is there)."""
     live = bridge.live(ref)
     if live is not None:
         return live
-    info = await asyncio.to_thread(find_session, bridge.config.sessions_dir, ref)
+    info = await asyncio.to_thread(find_listed_session, bridge.config.sessions_dir, ref)
     return await bridge.get(info.id)
 
 
@@ -97,6 +99,8 @@ async def _run(ctx: CommandContext, command: Command) -> WireModel:
             await connection.set_model(provider, model_id)
         case SetThinkingLevelCommand(level=level):
             await connection.set_thinking_level(level)
+        case SetPermissionModeCommand(mode=mode):
+            await connection.set_permission_mode(mode)
         case CompactCommand(custom_instructions=instructions):
             return await connection.compact(instructions)
         case NavigateTreeCommand(target_id=target, summarize=summarize, custom_instructions=instructions):
@@ -161,6 +165,7 @@ async def _new_session(ctx: CommandContext, command: NewSessionCommand) -> Repla
     request = ChatNewRequest(
         model=ModelRef(provider=session.model.provider, id=session.model.id),
         thinking_level=session.thinking_level,
+        permission_mode=session.permission_mode,
         seed_messages=command.seed_messages,
     )
     return _replaced(ctx, await ctx.bridge.create(request, cwd))
@@ -178,12 +183,12 @@ async def _rename(ctx: CommandContext, name: str, session_id: str | None) -> Non
     if session_id is None or session_id == ctx.live.session_id:
         await ctx.live.connection.rename_session(name)
         return
-    info = await asyncio.to_thread(find_session, ctx.bridge.config.sessions_dir, session_id)
+    info = await asyncio.to_thread(find_listed_session, ctx.bridge.config.sessions_dir, session_id)
     await ctx.bridge.rename(info.id, name)
 
 
 async def _delete(ctx: CommandContext, session_id: str) -> None:
-    info = await asyncio.to_thread(find_session, ctx.bridge.config.sessions_dir, session_id)
+    info = await asyncio.to_thread(find_listed_session, ctx.bridge.config.sessions_dir, session_id)
     if info.id == ctx.live.session_id:
         raise SessionError("this session is attached here: switch to another one before deleting it")
     await ctx.bridge.delete(info.id)

@@ -17,7 +17,13 @@ from jupyter_server.auth.decorator import authorized
 from tornado import web
 
 from prime_jupyter._version import __version__
-from prime_jupyter.protocol.commands import Command, PromptCommand, SetModelCommand, SetThinkingLevelCommand
+from prime_jupyter.protocol.commands import (
+    Command,
+    PromptCommand,
+    SetModelCommand,
+    SetPermissionModeCommand,
+    SetThinkingLevelCommand,
+)
 from prime_jupyter.protocol.connection_routes import (
     CONNECTION_PATH,
     CURSOR_HEADER,
@@ -95,7 +101,9 @@ async def _target(handler: _ConnectionHandler, request: AttachRequest | RunReque
     if request.session_id is not None:
         return await resolve_session(handler.bridge, request.session_id)
     level_of(request.thinking_level)
-    new = ChatNewRequest(model=request.model, thinking_level=request.thinking_level)
+    new = ChatNewRequest(
+        model=request.model, thinking_level=request.thinking_level, permission_mode=request.permission_mode
+    )
     return await handler.bridge.create(new, handler.request_cwd(request.cwd))
 
 
@@ -207,7 +215,7 @@ class ConnectionRunHandler(_ConnectionHandler):
 
 
 def _run_commands(request: RunRequest) -> list[Command]:
-    """What `run` asks of a session it did not create, before the prompt: its model, its thinking level."""
+    """What `run` asks of a session it did not create, before the prompt: its model, thinking level, mode."""
     if request.session_id is None:
         return []
     commands: list[Command] = []
@@ -215,6 +223,8 @@ def _run_commands(request: RunRequest) -> list[Command]:
         commands.append(SetModelCommand(provider=request.model.provider, model_id=request.model.id))
     if request.thinking_level is not None:
         commands.append(SetThinkingLevelCommand(level=request.thinking_level))
+    if request.permission_mode is not None:
+        commands.append(SetPermissionModeCommand(mode=request.permission_mode))
     return commands
 
 

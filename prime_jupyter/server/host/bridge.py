@@ -32,6 +32,7 @@ from prime_jupyter.protocol.requests import (
 )
 from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.runtime.factory import SessionOptions, create_agent_session, new_session_model
+from prime_jupyter.runtime.permissions import PERMISSION_MODES, PermissionMode, parse_permission_mode
 from prime_jupyter.runtime.session_ops import seed_session, thinking_level
 from prime_jupyter.runtime.views import model_infos
 from prime_jupyter.server.config import BridgeConfig
@@ -40,7 +41,13 @@ from prime_jupyter.server.host.dialogs import PendingDialogRegistry
 from prime_jupyter.server.host.kernels import KernelList, KernelReadiness, SpecLookup, session_kernel
 from prime_jupyter.server.host.live import LiveSession
 from prime_jupyter.server.host.summaries import saved_summary
-from prime_jupyter.sessions.listing import SessionInfo, delete_session, find_session, list_sessions, rename_session
+from prime_jupyter.sessions.listing import (
+    SessionInfo,
+    delete_session,
+    find_listed_session,
+    list_sessions,
+    rename_session,
+)
 from prime_jupyter.sessions.manager import SessionManager
 
 if TYPE_CHECKING:
@@ -83,6 +90,9 @@ class PrimeBridge:
         self.culler = KernelCuller(config.cull, kernel_manager, self._provisioners)
         self._live: dict[str, LiveSession] = {}
         self._opening = asyncio.Lock()
+        self._deleting: dict[str, asyncio.Future[None]] = {}
+        """Sessions being deleted (until their file is gone): `get` refuses them, so a client still polling
+        cannot reopen one from the file its delete is about to remove."""
         self._tasks: set[asyncio.Future[None]] = set()
         self._started: asyncio.Future[None] | None = None
         self.stopping = False
@@ -149,8 +159,10 @@ class PrimeBridge:
             live = self._live.get(session_id)
             if live is not None:
                 return live
+            if session_id in self._deleting:
+                raise SessionNotFoundError(f"no session {session_id}: it is being deleted")
             info = await asyncio.to_thread(self._saved, session_id)
-            manager = await asyncio.to_thread(_open_transcript, info.path)
+            manager = await asyncio.to_thread(_open_transcript, info.path, self.config.tune_process_memory)
             options = self._options(Path(manager.cwd), manager=manager)
             live = self._register(create_agent_session(options), options)
             await self.dialogs.reconcile(live)
@@ -161,6 +173,8 @@ class PrimeBridge:
         model = f"{request.model.provider}/{request.model.id}" if request.model else self.config.default_model
         level = thinking_level(request.thinking_level) if request.thinking_level else None
         options = self._options(cwd, model=model, thinking=level)
+        if request.permission_mode is not None:
+            options.permission_mode = parse_permission_mode(request.permission_mode)
         if request.notebook_path is not None:
             self._check_notebook(cwd, request.notebook_path)
             options.notebook = request.notebook_path
@@ -192,13 +206,17 @@ class PrimeBridge:
             kernel_launcher=self.kernel_launcher,
             kernel_name=self.config.kernel_name,
             tool_timeout_s=self.config.tool_timeout_s,
+            default_permission_mode=_mode(self.config.default_permission_mode),
+            allowed_permission_modes=_modes(self.config.allowed_permission_modes),
             notebooks=self.notebooks,
+            file_root=self.config.confined_to,
         )
         return options
 
     def _register(self, session: AgentSession, options: SessionOptions) -> LiveSession:
         session.ui.default_timeout_s = self.config.dialog_timeout_s
-        live = LiveSession(InProcessAgentConnection(session, options), self.config.ring_size)
+        connection = InProcessAgentConnection(session, options)
+        live = LiveSession(connection, self.config.ring_size, tune_process_memory=self.config.tune_process_memory)
         self._live[live.session_id] = live
         self.dialogs.watch(live)
         kernel = session_kernel(session)
@@ -211,7 +229,7 @@ class PrimeBridge:
         if not is_session_id(session_id):
             raise SessionNotFoundError(f"{session_id!r} is not a session id")
         try:
-            info = find_session(self.config.sessions_dir, session_id)
+            info = find_listed_session(self.config.sessions_dir, session_id)
         except SessionNotFoundError:
             info = None
         if info is None or info.id != session_id:
@@ -247,6 +265,7 @@ class PrimeBridge:
     async def summaries(self, cwd: str | None = None) -> list[SessionSummary]:
         """Every session, newest first: live ones as they are now, the rest as saved."""
         infos = await asyncio.to_thread(list_sessions, self.config.sessions_dir, cwd)
+        infos = [i for i in infos if i.id not in self._deleting]
         listed = [saved_summary(i, self._live[i.id].session) if i.id in self._live else saved_summary(i) for i in infos]
         return sorted(listed, key=lambda s: s.updated_at, reverse=True)
 
@@ -255,12 +274,37 @@ class PrimeBridge:
         if live is not None:
             await live.connection.rename_session(name)
             return
+        if session_id in self._deleting:
+            raise SessionNotFoundError(f"no session {session_id}: it is being deleted")
         info = await asyncio.to_thread(self._saved, session_id)
         await asyncio.to_thread(rename_session, info.path, name)
 
     async def delete(self, session_id: str) -> None:
-        """Cancel its questions, stop its run, close its streams, remove its transcript."""
-        live = self._live.pop(session_id, None)
+        """Cancel its questions, stop its run, close its streams, remove its transcript.
+
+        The id is marked as deleting before anything else, and taken out of the open set under the lock
+        that opening takes, so no request can open it again (from the file still there) until the file
+        is gone. A second delete meanwhile waits for the first."""
+        running = self._deleting.get(session_id)
+        if running is not None:
+            await asyncio.shield(running)
+            return
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._deleting[session_id] = done
+        try:
+            await self._delete(session_id)
+        except BaseException as exc:
+            done.set_exception(exc)
+            done.exception()  # retrieved: a failure is the first caller's to report
+            raise
+        else:
+            done.set_result(None)
+        finally:
+            del self._deleting[session_id]
+
+    async def _delete(self, session_id: str) -> None:
+        async with self._opening:  # an open under way finishes first, and is then closed here
+            live = self._live.pop(session_id, None)
         self.kernels.forget(session_id)
         if live is not None:
             live.session.ui.cancel_all("shutdown")
@@ -322,7 +366,18 @@ def _model_infos(agent_dir: Path) -> list[ModelInfo]:
     return model_infos(ModelRegistry.load(agent_dir))
 
 
-def _open_transcript(path: Path) -> SessionManager:
-    """A saved transcript, loaded as the bulk load it is (a long one is a million objects)."""
+def _open_transcript(path: Path, tune_process_memory: bool) -> SessionManager:
+    """A saved transcript; loaded as the bulk load it is (a long one is a million objects) only when the
+    administrator let the extension tune the process's collector (it runs in a thread: process-wide)."""
+    if not tune_process_memory:
+        return SessionManager.open(path)
     with gc_policy.bulk_load():
         return SessionManager.open(path)
+
+
+def _mode(name: str) -> PermissionMode | None:
+    return next((mode for mode in PERMISSION_MODES if mode == name), None)
+
+
+def _modes(names: tuple[str, ...] | None) -> tuple[PermissionMode, ...] | None:
+    return None if names is None else tuple(mode for mode in PERMISSION_MODES if mode in names)

@@ -30,12 +30,13 @@ from prime_jupyter.ai.types import AssistantMessage, TextContent, ToolCall, Tool
 from prime_jupyter.protocol.frames import QuestionFrame, QuestionResolvedFrame
 from prime_jupyter.protocol.questions import Question
 from prime_jupyter.protocol.wire import WireModel, dump_json
+from prime_jupyter.runtime.approvals import is_approval
 from prime_jupyter.server.host.live import LiveSession
 from prime_jupyter.server.host.ring import RingEntry
 from prime_jupyter.sessions.entries import MessageEntry
 from prime_jupyter.sessions.manager import SessionManager
 
-__all__ = ["RESTART_TEXT", "PendingDialogRegistry", "StoredQuestions", "cancel_in_transcript"]
+__all__ = ["APPROVAL_RESTART_TEXT", "RESTART_TEXT", "PendingDialogRegistry", "StoredQuestions", "cancel_in_transcript"]
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,11 @@ RESTART_TEXT = (
     "The user did not answer: the server restarted before the question was answered. Decide sensibly or ask again."
 )
 RESTART_NOTE = "Cancelled: the server restarted before the question was answered."
+APPROVAL_RESTART_TEXT = (
+    "This call did not run: the server restarted before the user approved it. Make the call again if it is "
+    "still needed (the user will be asked again)."
+)
+"""The result of a tool call whose approval was pending when the server went away: it never ran."""
 """What front ends show of it (`details.note`, as the `ask` tool's unanswered results have)."""
 
 
@@ -162,11 +168,13 @@ def cancel_in_transcript(manager: SessionManager, questions: list[Question]) -> 
     for question in questions:
         call_id = question.tool_call_id
         if call_id is not None and call_id in calls and call_id not in answered:
+            approval = is_approval(question)
             result = ToolResultMessage(
                 tool_call_id=call_id,
                 tool_name=calls[call_id],
-                content=[TextContent(text=RESTART_TEXT)],
+                content=[TextContent(text=APPROVAL_RESTART_TEXT if approval else RESTART_TEXT)],
                 details={"note": RESTART_NOTE},
+                is_error=approval,
             )
             manager.append_message(result)
             answered.add(call_id)

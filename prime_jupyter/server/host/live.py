@@ -38,8 +38,13 @@ _BEHAVIOR: dict[str, Literal["steer", "follow_up"]] = {"steer": "steer", "follow
 
 
 class LiveSession:
-    def __init__(self, connection: InProcessAgentConnection, ring_size: int = 500) -> None:
+    def __init__(
+        self, connection: InProcessAgentConnection, ring_size: int = 500, *, tune_process_memory: bool = False
+    ) -> None:
+        """`tune_process_memory`: freeze the modules a run imported out of the collector (`gc_policy`), a
+        process-wide change the server's administrator must have asked for (`c.PrimeApp`)."""
         self.connection = connection
+        self.tune_process_memory = tune_process_memory
         self.ring = RingBuffer(ring_size)
         self.session_id = connection.session.session_id
         self.mapper = self._new_mapper()
@@ -72,7 +77,7 @@ class LiveSession:
         if isinstance(event, SessionEventReceived):
             for frame in self.mapper.map(event.event):
                 self.publish(frame)
-            if isinstance(event.event, AgentEnd):
+            if isinstance(event.event, AgentEnd) and self.tune_process_memory:
                 gc_policy.modules_loaded()  # a first run imports the provider SDK: long-lived objects
         elif isinstance(event, ClientNotice):
             self.publish(NotifyFrame(level=event.level, message=event.message))

@@ -30,6 +30,7 @@ from prime_jupyter.errors import (
     MissingApiKeyError,
     ModelNotFoundError,
     OutsideRootError,
+    PermissionModeError,
     PrimeError,
     SessionNotFoundError,
     TranscriptWriteError,
@@ -149,6 +150,7 @@ _OPENING = frozenset(b"[{")
 _STATUSES: tuple[tuple[type[PrimeError], int, ErrorReason], ...] = (
     (SessionNotFoundError, 404, "not-found"),
     (OutsideRootError, 403, "invalid"),
+    (PermissionModeError, 403, "invalid"),
     (TranscriptWriteError, 500, "internal"),  # the server's disk, not the request
     (BusyError, 409, "busy"),
     (MissingApiKeyError, 400, "no-api-key"),

@@ -12,11 +12,13 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import nbformat
 from prime_jupyter.cli.tui.app import PrimeApp
 from prime_jupyter.cli.tui.screens.question import QuestionDialog
 from prime_jupyter.cli.tui.screens.session_picker import SessionPicker
 from prime_jupyter.cli.tui.screens.tree import TreeScreen
 from prime_jupyter.cli.tui.widgets.editor import PromptEditor
+from prime_jupyter.cli.tui.widgets.message import Notice
 from prime_jupyter.cli.tui.widgets.status_footer import StatusFooter
 from prime_jupyter.cli.tui.widgets.tool_card import ToolCard
 from textual.pilot import Pilot
@@ -81,6 +83,11 @@ def test_an_80_by_24_terminal(snap_compare: SnapCompare, home: Path, llm: Script
     assert snap_compare(app_in(home), terminal_size=(80, 24), run_before=done)
 
 
+def kernel_told(pilot: Pilot[None]) -> bool:
+    """The line saying what the run's code created in the kernel is shown (it comes just before the run ends)."""
+    return any("Kernel: created" in str(notice.render()) for notice in pilot.app.screen.query(Notice))
+
+
 def ipython_card(llm: ScriptedLLMServer) -> Callable[[Pilot[None]], object]:
     """An ipython call with 12 lines of output, a result and a traceback; done when its answer is in."""
     code = "for i in range(12):\n    print('line', i)\n{'rows': 3}\n1/0"
@@ -90,7 +97,8 @@ def ipython_card(llm: ScriptedLLMServer) -> Callable[[Pilot[None]], object]:
     )
 
     def card_done(pilot: Pilot[None]) -> bool:
-        return "It divided by zero." in answers(pilot.app) and bool(pilot.app.screen.query(ToolCard))
+        answered = "It divided by zero." in answers(pilot.app) and bool(pilot.app.screen.query(ToolCard))
+        return answered and kernel_told(pilot)  # the run's last line: what its code made (`i`)
 
     return prompt("run it", card_done)
 
@@ -190,3 +198,28 @@ def test_the_light_theme(snap_compare: SnapCompare, home: Path, llm: ScriptedLLM
         await until(pilot, lambda: pilot.app.theme == "textual-light")
 
     assert snap_compare(app_in(home), terminal_size=(100, 30), run_before=light)
+
+
+def test_a_notebook_edit_card_and_what_the_kernel_gained(
+    snap_compare: SnapCompare, home: Path, llm: ScriptedLLMServer
+) -> None:
+    """A `notebook_edit` card (the replaced cell's lines) and the line saying what the run's code created."""
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("rows = load()\nrows.head()", id="load")])
+    nbformat.write(notebook, home.parent / "work" / "report.ipynb")
+    edit = {
+        "path": "report.ipynb",
+        "edits": [{"action": "replace", "cell_id": "load", "source": "rows = load()\nrows.describe()"}],
+    }
+    code = "import pandas as pd\nsales = pd.DataFrame({'day': range(1203), 'orders': 0})"
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="notebook_read", id="call-1", arguments={"path": "report.ipynb"})]),
+        ScriptedTurn(blocks=[ToolCall(name="notebook_edit", id="call-2", arguments=edit)]),
+        ScriptedTurn(blocks=[ToolCall(name="ipython", id="call-3", arguments={"code": code})]),
+        ScriptedTurn(blocks=[Text(text="Described the rows and loaded the sales.")]),
+    )
+
+    def done(pilot: Pilot[None]) -> bool:
+        return "Described the rows" in answers(pilot.app) and kernel_told(pilot)
+
+    app = app_in(home, ["ipython", "notebook_read", "notebook_edit"])
+    assert snap_compare(app, terminal_size=(100, 40), run_before=prompt("describe the rows", done))

@@ -9,9 +9,11 @@ printed (run with `-s` to see it).
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -19,8 +21,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from kit.cli import left_in_group
 
-from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text
+from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
 from prime_jupyter.testing.jupyter_process import ROOT
 
 TMUX = shutil.which("tmux")
@@ -153,3 +156,22 @@ def test_keys_sent_one_by_one_across_the_start_up_all_show_in_the_editor(termina
     terminal.wait(lambda: f"│ {wanted} " in terminal.screen(), "the editor does not hold what the keys make", 20)
     terminal.send("C-q")
     terminal.wait(lambda: not terminal.alive(), "the app did not quit")
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process groups from /proc")
+def test_the_bash_tools_processes_die_with_the_app_killed_in_its_terminal(
+    terminal: Terminal, home: Path, llm: ScriptedLLMServer
+) -> None:
+    """Regression (issue 27, item 7): 6 `bash` tool children were left running after 30 kills of the app."""
+    settings = json.loads((home / "settings.json").read_text())
+    (home / "settings.json").write_text(json.dumps({**settings, "permissionMode": "auto"}))
+    work = home.parent / "work"
+    command = "sleep 1001 >/dev/null 2>&1 & echo $PPID $$ > started.tmp; mv started.tmp started; sleep 1002"
+    llm.enqueue(ScriptedTurn(blocks=[ToolCall(name="bash", arguments={"command": command})]))
+    terminal.start(prime_command(home) + " --tools bash", work)
+    terminal.wait(lambda: "scripted/m1" in terminal.screen(), "the app did not open")
+    terminal.send("start them", "Enter")
+    terminal.wait(lambda: (work / "started").exists(), "the command did not start")
+    app, pgid = map(int, (work / "started").read_text().split())
+    os.kill(app, signal.SIGKILL)
+    assert left_in_group(pgid) == []

@@ -80,3 +80,18 @@ def test_the_kernel_s_edit_helper_shows_a_diff() -> None:
     text = shown(CardData("ipython", {"code": "edit('x.py', 'old', 'new')"}, (), {"outputs": [
         {"output_type": "display_data", "data": bundle}]}, "done"))  # fmt: skip
     assert "Edited x.py" in text and "-old" in text and "+new" in text and text.count("Edited x.py") == 1
+
+
+def test_a_notebook_edit_shows_each_changed_cell_with_its_lines() -> None:
+    changes = [
+        {"action": "replace", "cellId": "c1", "cellType": "code", "before": "x = 1\ny = 2", "after": "x = 1\ny = 3"},
+        {"action": "insert", "cellId": "c2", "cellType": "markdown", "before": None, "after": "# Results"},
+        {"action": "delete", "cellId": "c3", "cellType": "code", "before": "old()", "after": None},
+    ]
+    text = shown(
+        CardData("notebook_edit", {"path": "a.ipynb"}, (), {"path": "a.ipynb", "changes": changes}, "done"), True
+    )
+    assert "Replaced code cell c1" in text and "-y = 2" in text and "+y = 3" in text and " x = 1" in text
+    assert "Inserted markdown cell c2\n+# Results" in text
+    assert "Deleted code cell c3\n-old()" in text
+    assert summary_of(CardData("notebook_edit", {"path": "a.ipynb", "edits": []})) == "a.ipynb"

@@ -1,0 +1,48 @@
+"""Exports without a path: written where the sessions folder's scan never takes them for the session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from kit.sessions import make_assistant, make_user
+
+from prime_jupyter.runtime.export import export_session
+from prime_jupyter.sessions.listing import find_session, list_sessions
+from prime_jupyter.sessions.manager import SessionManager
+
+
+def saved(sessions: Path, cwd: Path) -> SessionManager:
+    manager = SessionManager.create(cwd, sessions)
+    manager.append_message(make_user("hello"))
+    manager.append_message(make_assistant("hi"))
+    manager.flush_now()
+    return manager
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "html", "ipynb"])
+def test_an_export_without_a_path_goes_to_the_exports_folder(tmp_path: Path, fmt: str) -> None:
+    manager = saved(tmp_path / "sessions", tmp_path)
+    target = export_session(manager, fmt)  # type: ignore[arg-type]
+    assert target == tmp_path / "sessions" / "exports" / f"{manager.session_id}.{fmt}"
+
+
+def test_exporting_twice_and_reopening_leaves_one_session(tmp_path: Path) -> None:
+    """Regression (issue 27, item 2): the export shared the session's id in the sessions folder, so a
+    restarted server listed it twice, opened the copy by id, and exporting that again failed (SameFileError)."""
+    sessions = tmp_path / "sessions"
+    manager = saved(sessions, tmp_path)
+    first = export_session(manager, "jsonl")
+    reopened = SessionManager.open(find_session(sessions, manager.session_id).path)  # as after a restart
+    assert reopened.path == manager.path
+    assert export_session(reopened, "jsonl") == first
+    assert [info.path for info in list_sessions(sessions)] == [manager.path]
+    assert first.read_bytes() == manager.path.read_bytes()  # type: ignore[union-attr]
+
+
+def test_an_export_onto_the_transcript_itself_is_refused(tmp_path: Path) -> None:
+    manager = saved(tmp_path / "sessions", tmp_path)
+    before = manager.path.read_bytes()  # type: ignore[union-attr]
+    with pytest.raises(ValueError, match="the session's transcript itself"):
+        export_session(manager, "jsonl", str(manager.path))
+    assert manager.path.read_bytes() == before  # type: ignore[union-attr]
