@@ -147,6 +147,7 @@ async def test_the_agent_inserts_and_runs_cells_while_the_user_types_in_another(
         session_id = await prime.new_session()
         parts = tool_parts(await prime.turn(session_id, "add 40 and run it"))
         assert [p["state"] for p in parts] == ["output-available"] * 3, [output_text(p) for p in parts]
+        assert "open in JupyterLab right now" in output_text(parts[0]) and parts[0]["output"]["details"]["live"]
         (added,) = [c["cellId"] for c in parts[1]["output"]["details"]["changes"]]
         enqueue(
             llm,
