@@ -249,7 +249,12 @@ def _update_cell(document: Any, index: int, now: Cell, cell: Cell) -> None:
     ycell = document.ycells[index]
     source = cell_source(cell)
     if cell_source(now) != source:
-        document.set_cell(index, source=source)  # a granular diff: the rest of the text stays the user's
+        from pycrdt import Text
+
+        if isinstance(ycell.get("source"), Text):
+            document.set_cell(index, source=source)  # a granular diff: the rest of the text stays the user's
+        else:  # a client that stored the source as a plain string: there is no shared text to diff
+            ycell["source"] = Text(source)
     for key in set(now) | set(cell):
         if key in ("id", "source", "cell_type") or now.get(key) == cell.get(key):
             continue
