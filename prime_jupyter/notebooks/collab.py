@@ -65,8 +65,8 @@ class YDocRooms:
             return None
         try:
             settings = extension.serverapp.web_app.settings
-            ids = settings.get("file_id_manager")
-            if ids is not None and ids.get_id(path) is None:
+            ids = settings.get("file_id_manager")  # rooms are named by file id (jupyter_server_fileid)
+            if ids is None or ids.get_id(path) is None:
                 return None  # never opened, so no room: and looking a room up by path would index the file
             return await extension.get_document(
                 path=path, content_type="notebook", file_format="json", copy=False, create=False
