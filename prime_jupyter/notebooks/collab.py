@@ -65,8 +65,8 @@ class YDocRooms:
             return None
         try:
             settings = extension.serverapp.web_app.settings
-            ids = settings.get("file_id_manager")
-            if ids is not None and ids.get_id(path) is None:
+            ids = settings.get("file_id_manager")  # rooms are named by file id (jupyter_server_fileid)
+            if ids is None or ids.get_id(path) is None:
                 return None  # never opened, so no room: and looking a room up by path would index the file
             return await extension.get_document(
                 path=path, content_type="notebook", file_format="json", copy=False, create=False
@@ -249,7 +249,12 @@ def _update_cell(document: Any, index: int, now: Cell, cell: Cell) -> None:
     ycell = document.ycells[index]
     source = cell_source(cell)
     if cell_source(now) != source:
-        document.set_cell(index, source=source)  # a granular diff: the rest of the text stays the user's
+        from pycrdt import Text
+
+        if isinstance(ycell.get("source"), Text):
+            document.set_cell(index, source=source)  # a granular diff: the rest of the text stays the user's
+        else:  # a client that stored the source as a plain string: there is no shared text to diff
+            ycell["source"] = Text(source)
     for key in set(now) | set(cell):
         if key in ("id", "source", "cell_type") or now.get(key) == cell.get(key):
             continue

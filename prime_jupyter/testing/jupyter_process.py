@@ -40,6 +40,15 @@ OTHER_EXTENSIONS = (
 not installed does nothing)."""
 
 
+def collab_state_args(folder: Path) -> list[str]:
+    """Options that keep the collab extra's state (its file id and Y update databases) in `folder`, not in
+    the user's Jupyter data folder and the served root; ignored where the extra is not installed."""
+    return [
+        f"--BaseFileIdManager.db_path={folder / 'file_id_manager.db'}",
+        f"--SQLiteYStore.db_path={folder / 'ystore.db'}",
+    ]
+
+
 def write_agent_dir(home: Path, llm: ScriptedLLMServer) -> None:
     """An agent home whose provider `scripted` (models m1, m2) is `llm`; tools bash and read (no kernels);
     sessions run tools without asking (`permissionMode: auto`) unless a test asks for a mode."""
@@ -120,6 +129,7 @@ class JupyterProcess:
             *where,
             *([f"--ServerApp.certfile={self.tls[0]}", f"--ServerApp.keyfile={self.tls[1]}"] if self.tls else []),
             "--PrimeApp.default_permission_mode=auto",  # tools run without asking unless a test asks (`args`)
+            *collab_state_args(self.runtime_dir),
             *self.args,
         ]
         self.runtime_dir.mkdir(parents=True, exist_ok=True)

@@ -20,6 +20,13 @@ and which kernel the notebook is attached to. Give `cell_ids` to read only those
 what `notebook_edit` and `notebook_run` take. Read a cell before you replace, delete or move it."""
 
 
+LIVE = (
+    "It is open in JupyterLab right now, in a collaborative session: the user sees your edits at once, and "
+    "may be typing in it too."
+)
+"""What the model is told of a notebook read from a collaborative room (`notebooks/collab.py`)."""
+
+
 class NotebookReadParams(BaseModel):
     path: str = Field(description="Path of the notebook, relative to the working directory or absolute.")
     cell_ids: list[str] | None = Field(default=None, description="Only these cells (default: all).")
@@ -37,6 +44,8 @@ def make_notebook_read_tool(workspace: NotebookWorkspace, *, accepts_images: boo
         kernel = await workspace.attached(loaded)
         count = f"{len(every)} cell{'' if len(every) == 1 else 's'}"
         header = f"Notebook {loaded.shown}: {count}. Kernel: {kernel}."
+        if loaded.live:
+            header += f" {LIVE}"
         rendered = render_cells(cells, header=header, accepts_images=accepts_images)
         workspace.memory.remember_cells(loaded.key, rendered.shown)
         details: dict[str, JsonValue] = {
@@ -44,6 +53,7 @@ def make_notebook_read_tool(workspace: NotebookWorkspace, *, accepts_images: boo
             "cells": [str(c.get("id")) for c in rendered.shown],
             "cellCount": len(every),
             "kernel": kernel,
+            "live": loaded.live,
         }
         return AgentToolResult([TextContent(text=rendered.text), *rendered.images], details)
 

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from prime_jupyter.testing.jupyter_process import collab_state_args
+
 ROOT = Path(__file__).resolve().parents[2]
 LABEXT = ROOT / "labextension"
 DRIVER = Path(__file__).resolve().parents[1] / "browser" / "e2e" / "panel.mjs"
@@ -146,6 +148,7 @@ def start_lab(
         f"--PrimeApp.agent_dir={agent_dir}",
         f"--PrimeApp.default_model={default_model}",
         "--PrimeApp.default_permission_mode=auto",  # tools run without asking, unless a test asks for a mode
+        *collab_state_args(workdir),
     ]
     if not extension:
         args.append("--ServerApp.jpserver_extensions=prime_jupyter=False")

@@ -178,3 +178,12 @@ async def test_a_runs_outputs_go_into_the_one_cell_of_an_open_notebook(tmp_path:
     with pytest.raises(ToolError, match=r"no longer in nb\.ipynb"):
         await notebooks.write_outputs("nb.ipynb", ran, [stream], 4)
     assert read_document(room)["cells"] == read_document(user)["cells"] and len(read_document(room)["cells"]) == 1
+
+
+def test_a_source_a_client_stored_as_a_plain_string_is_replaced_with_shared_text() -> None:
+    room, user, (cell,) = shared(nbformat.v4.new_code_cell("x = 1"))
+    user.ycells[0]["source"] = "x = 2"  # not the Text Lab makes: nothing to diff against
+    exchange(room, user)
+    apply_to_document(room, edited(room, Edit("replace", cell_id=cell, source="x = 3")))
+    exchange(room, user)
+    assert sources(user) == ["x = 3"] and sources(room) == ["x = 3"]

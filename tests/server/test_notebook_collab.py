@@ -11,6 +11,7 @@ ones its `jp_server_config` names.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,30 @@ async def room_document(serverapp: Any, path: str) -> Any:
     document = await extension.get_document(path=path, content_type="notebook", file_format="json", copy=False)
     assert document is not None, f"no room has {path} open"
     return document
+
+
+async def saved(serverapp: Any, file: Path, holds: Callable[[Any], bool]) -> Any:
+    """The notebook in `file` once the room has saved it holding what `holds` checks (looked at now and
+    after each of the room's saves, which it announces as events)."""
+    from jupyter_server_ydoc.utils import JUPYTER_COLLABORATION_EVENTS_URI
+
+    done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+    def check() -> None:
+        nb = nbformat.read(file, as_version=4)
+        if not done.done() and holds(nb):
+            done.set_result(nb)
+
+    async def on_event(logger: Any, schema_id: str, data: dict[str, Any]) -> None:  # called with these names
+        if data.get("action") == "save":
+            check()
+
+    serverapp.event_logger.add_listener(schema_id=JUPYTER_COLLABORATION_EVENTS_URI, listener=on_event)
+    try:
+        check()
+        return await asyncio.wait_for(done, 30)
+    finally:
+        serverapp.event_logger.remove_listener(schema_id=JUPYTER_COLLABORATION_EVENTS_URI, listener=on_event)
 
 
 def enqueue(llm: ScriptedLLMServer, calls: list[tuple[str, dict[str, Any]]]) -> None:
@@ -147,6 +172,7 @@ async def test_the_agent_inserts_and_runs_cells_while_the_user_types_in_another(
         session_id = await prime.new_session()
         parts = tool_parts(await prime.turn(session_id, "add 40 and run it"))
         assert [p["state"] for p in parts] == ["output-available"] * 3, [output_text(p) for p in parts]
+        assert "open in JupyterLab right now" in output_text(parts[0]) and parts[0]["output"]["details"]["live"]
         (added,) = [c["cellId"] for c in parts[1]["output"]["details"]["changes"]]
         enqueue(
             llm,
@@ -170,6 +196,11 @@ async def test_the_agent_inserts_and_runs_cells_while_the_user_types_in_another(
     assert all(c["metadata"]["prime"]["model"] == "scripted/m1" for c in cells[1:3])
     assert "42" in output_text(parts[1])
     nbformat.validate(nbformat.from_dict(content))
+    # the room saves the file as it does for the user's typing: outputs, provenance and the typing in it
+    final = [c["source"] for c in cells]
+    on_disk = await saved(jp_serverapp, jp_root_dir / "shared.ipynb", lambda nb: [c.source for c in nb.cells] == final)
+    assert on_disk.cells[2].outputs[0]["text"] == "42\n"
+    assert on_disk.cells[2].metadata["prime"]["model"] == "scripted/m1"
 
 
 async def test_a_replace_of_a_cell_the_user_changed_in_the_room_is_refused(

@@ -73,6 +73,7 @@ async def test_read_edit_and_run_through_the_server(
     )
     assert [p["state"] for p in parts] == ["output-available"] * 3, [output_text(p) for p in parts]
     assert f"cell {first}" in output_text(parts[0]) and "print(x + 1)" in output_text(parts[0])
+    assert "open in JupyterLab" not in output_text(parts[0]) and not parts[0]["output"]["details"]["live"]
     nb = read_notebook(jp_root_dir / "analysis.ipynb")
     assert [cell.source for cell in nb.cells] == ["x = 20", "print(x * 2)", "x / 4"]
     assert nb.cells[1].outputs[0]["text"] == "40\n"

@@ -24,3 +24,5 @@ def test_only_ours_leaves_the_collaboration_extension_off(tmp_path: Path, only_o
         info = httpx.get(f"{server.endpoint.url}prime/api/info", headers=headers)
     assert info.status_code == 200
     assert collaboration.status_code == (404 if only_ours else 405)  # 405: the route is there, for PUT
+    # its state is the server's own, not the user's data folder's
+    assert (tmp_path / "runtime" / "file_id_manager.db").exists() == (not only_ours)
