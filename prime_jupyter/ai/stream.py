@@ -16,7 +16,8 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
@@ -92,6 +93,22 @@ class Emitter:
         self._json: dict[int, PartialJson] = {}
         self.started = False
         self.finished = False
+        self._holding = False
+        self._held = False
+
+    @contextmanager
+    def done_after(self) -> Iterator[None]:
+        """Hold a `done()` until the block ends. Providers read the response to its end inside it, so the
+        connection is back in the pool before the caller, told the answer is done, sends its next request
+        (which otherwise raced the drain and opened a second connection)."""
+        self._holding = True
+        try:
+            yield
+        finally:
+            self._holding = False
+            if self._held:
+                self._held = False
+                self.done()
 
     def start(self) -> None:
         if not self.started:
@@ -159,6 +176,9 @@ class Emitter:
 
     def done(self) -> None:
         if self.finished:
+            return
+        if self._holding:
+            self._held = True
             return
         self.finished = True
         self._close_open_blocks()

@@ -157,7 +157,8 @@ class ScriptedTurn(_Data):
 
     `stop=None` means `tool_use` when a block is a `ToolCall`, else `stop`. `chunk_delay_s` sleeps
     between SSE events; `first_byte_delay_s` delays the status line (the SDK's `create()` waits);
-    `first_event_delay_s` sends headers at once and delays the first event (time to first token).
+    `first_event_delay_s` sends headers at once and delays the first event (time to first token);
+    `last_chunk_delay_s` delays the end of the body after the last event (as a slow proxy's buffering does).
     """
 
     blocks: list[Block] = Field(default_factory=list)
@@ -166,6 +167,7 @@ class ScriptedTurn(_Data):
     chunk_delay_s: float = Field(default=0.0, ge=0)
     first_byte_delay_s: float = Field(default=0.0, ge=0)
     first_event_delay_s: float = Field(default=0.0, ge=0)
+    last_chunk_delay_s: float = Field(default=0.0, ge=0)
     fault: Fault | None = None
 
     def stop_kind(self) -> StopKind:

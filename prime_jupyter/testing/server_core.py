@@ -274,6 +274,9 @@ class ScriptedServerCore:
                 await writer.drain()
         if isinstance(fault, CutStream):
             return await self._cut(writer, record)
+        if turn.last_chunk_delay_s:
+            await writer.drain()
+            await asyncio.sleep(turn.last_chunk_delay_s)
         writer.write(LAST_CHUNK)
         await writer.drain()
         record.outcome = "stream_error" if isinstance(fault, StreamError) else "completed"

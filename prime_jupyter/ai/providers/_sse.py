@@ -48,7 +48,7 @@ def _parse_block(block: bytes) -> tuple[str, str] | None:
     return event, "\n".join(data)
 
 
-async def drain(chunks: AsyncIterator[bytes], timeout_s: float = 5.0) -> None:
+async def drain(chunks: AsyncIterator[bytes], timeout_s: float = 1.0) -> None:
     """Read a response to its end after the last event, so its connection can be reused. A server that
     keeps the body open longer loses the connection instead (closing it is all that is left to do)."""
 

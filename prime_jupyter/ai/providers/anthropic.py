@@ -59,8 +59,9 @@ async def stream_provider(model: Model, context: Context, options: StreamOptions
     async with post_stream(url, headers, content, options.timeout_s, options.connect_timeout_s) as resp:
         emit.message.response_id = resp.headers.get("request-id")
         raw = resp.aiter_bytes()
-        await _consume(iter_sse(raw), emit)
-        await drain(raw)
+        with emit.done_after():  # the body read to its end before the caller hears `done`
+            await _consume(iter_sse(raw), emit)
+            await drain(raw)
 
 
 def build_request(model: Model, context: Context, options: StreamOptions) -> Json:

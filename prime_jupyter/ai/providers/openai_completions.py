@@ -69,8 +69,9 @@ async def _stream(
     async with post(options, "/chat/completions", encode_request(build, model, context, options)) as resp:
         emit.start()
         raw = resp.aiter_bytes()
-        await _consume(raw, emit)
-        await drain(raw)
+        with emit.done_after():  # the body read to its end before the caller hears `done`
+            await _consume(raw, emit)
+            await drain(raw)
 
 
 def build_request(model: Model, context: Context, options: StreamOptions, usage: bool = True) -> Json:

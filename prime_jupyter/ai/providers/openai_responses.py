@@ -33,8 +33,9 @@ Json = dict[str, JsonValue]
 async def stream_provider(model: Model, context: Context, options: StreamOptions, emit: Emitter) -> None:
     async with post(options, "/responses", encode_request(encode_messages_once, model, context, options)) as resp:
         raw = resp.aiter_bytes()
-        await _consume(raw, emit)
-        await drain(raw)
+        with emit.done_after():  # the body read to its end before the caller hears `done`
+            await _consume(raw, emit)
+            await drain(raw)
 
 
 def build_request(model: Model, context: Context, options: StreamOptions) -> Json:
