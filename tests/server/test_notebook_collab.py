@@ -326,3 +326,30 @@ async def test_a_notebook_renamed_while_its_cell_runs_gets_nothing_written_anywh
     # the room follows the file, and its cell keeps what came before the rename: the run wrote nothing after
     (cell,) = read_document(server)["cells"]
     assert cell["outputs"] == [{"output_type": "stream", "name": "stdout", "text": "first\n"}]
+
+
+async def test_a_file_changed_on_disk_after_the_read_reaches_the_room_and_refuses_the_stale_replace(
+    prime: PrimeClient,
+    llm: ScriptedLLMServer,
+    jp_root_dir: Path,
+    jp_serverapp: Any,
+    jp_auth_header: dict[str, str],
+    server_url: str,
+) -> None:
+    path = jp_root_dir / "disk.ipynb"
+    (cell,) = write_notebook(path, [nbformat.v4.new_code_cell("rate = 0.1")])
+    async with collaborator(server_url, jp_auth_header, "disk.ipynb") as user:
+        server = await room_document(jp_serverapp, "disk.ipynb")
+        session_id = await prime.new_session()
+        enqueue(llm, [("notebook_read", {"path": "disk.ipynb"})])
+        await prime.turn(session_id, "read it")
+        nb = nbformat.read(path, as_version=4)
+        nb.cells[0].source = "rate = 0.2  # from another program"
+        nbformat.write(nb, path)  # the room notices the file changed and loads it
+        await converged(server, user, lambda content: "another program" in content["cells"][0]["source"])
+        edit = {"action": "replace", "cell_id": cell, "source": "rate = 0.3"}
+        enqueue(llm, [("notebook_edit", {"path": "disk.ipynb", "edits": [edit]})])
+        (part,) = tool_parts(await prime.turn(session_id, "raise it"))
+        assert part["state"] == "output-error" and "from another program" in output_text(part), output_text(part)
+        assert str(server.ycells[0]["source"]) == "rate = 0.2  # from another program"
+    assert nbformat.read(path, as_version=4).cells[0].source == "rate = 0.2  # from another program"
