@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from prime_jupyter.connection import ServerTarget
 from prime_jupyter.errors import PrimeError
 
-from .args import wants_app
+from .args import PERMISSION_MODE_CHOICES, wants_app
 
 if TYPE_CHECKING:
     from prime_jupyter.ai.types import ImageContent
@@ -78,6 +78,12 @@ def build_attach_parser() -> argparse.ArgumentParser:
     parser.add_argument("--session", metavar="SESSION", help="the session: any unique part of its id, or its name")
     parser.add_argument("--model", help="provider/id[:thinking] for the session")
     parser.add_argument("--cwd", help="working directory of a new session, on the server")
+    parser.add_argument(
+        "--permission-mode",
+        choices=PERMISSION_MODE_CHOICES,
+        help="the session's permission mode (ask, accept-edits, plan, auto); a new session's default: the "
+        "server's, or auto with -p (nobody answers approvals there; the panel can answer an existing session's)",
+    )
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--url", help="the server's URL, e.g. http://127.0.0.1:8888/")
     where.add_argument("--sock", metavar="PATH", help="the server's Unix socket (--ServerApp.sock)")
@@ -274,4 +280,5 @@ def _target(args: argparse.Namespace, cwd: Path) -> ServerTarget:
         session=args.session,
         model=args.model,
         new_session_cwd=args.cwd,
+        permission_mode=args.permission_mode or ("auto" if args.print and args.session is None else None),
     )

@@ -245,14 +245,37 @@ async def _model(chat: ChatScreen, connection: AgentConnection, arg: str) -> Non
 async def _thinking(chat: ChatScreen, connection: AgentConnection, arg: str) -> None:
     state = await connection.get_state()
     levels = state.available_thinking_levels or ["off"]
-    if not arg:
-        at = levels.index(state.thinking_level) if state.thinking_level in levels else -1
-        level = levels[(at + 1) % len(levels)]
-    elif arg in levels:
-        level = arg
-    else:
-        raise ValueError(f"this model's levels are {', '.join(levels)}")
+    level = _pick(levels, state.thinking_level, arg, f"this model's levels are {', '.join(levels)}")
     await connection.set_thinking_level(level)
+
+
+def _pick(choices: list[str], current: str | None, arg: str, refusal: str) -> str:
+    """`arg` when it is one of `choices`; without `arg`, the choice after `current` (round again at the end)."""
+    if not arg:
+        at = choices.index(current) if current in choices else -1
+        return choices[(at + 1) % len(choices)]
+    if arg in choices:
+        return arg
+    raise ValueError(refusal)
+
+
+MODE_HELP = {
+    "ask": "code, commands and file changes ask first",
+    "accept-edits": "file changes go through, code and commands ask first",
+    "plan": "only read-only tools: the agent plans",
+    "auto": "nothing asks",
+}
+"""What each permission mode means, as `/mode` says it."""
+
+
+async def _mode(chat: ChatScreen, connection: AgentConnection, arg: str) -> None:
+    state = await connection.get_state()
+    modes = state.allowed_permission_modes or list(MODE_HELP)
+    if state.permission_mode is None:
+        raise ValueError("this server has no permission modes (it is older than this terminal app)")
+    mode = _pick(modes, state.permission_mode, arg, f"the permission modes here are {', '.join(modes)}")
+    await connection.set_permission_mode(mode)
+    await chat.conversation.add_line(f"Permission mode: {mode} ({MODE_HELP.get(mode, mode)}).")
 
 
 async def _kernel_text(chat: ChatScreen, connection: AgentConnection) -> str:
@@ -289,6 +312,7 @@ async def _session_text(connection: AgentConnection) -> str:
 SESSION_HANDLERS: dict[str, SessionHandler] = {
     "model": _model,
     "thinking": _thinking,
+    "mode": _mode,
     "new": _new,
     "resume": _resume,
     "fork": _fork,

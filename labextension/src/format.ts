@@ -2,7 +2,7 @@
  * Pure text helpers of the panel: token counts, cost, times, tool-argument drafts, markdown blocks, paths.
  * No DOM, no JupyterLab: unit-tested in node.
  */
-import type { Usage } from './protocol';
+import type { Question, Usage } from './protocol';
 
 /** `950`, `1.5k`, `12k`, `1.2M`. */
 export function formatTokens(n: number): string {
@@ -61,6 +61,14 @@ export function relativeTime(thenMs: number, nowMs: number): string {
     return `${Math.floor(seconds / 86_400)} d ago`;
   }
   return new Date(thenMs).toISOString().slice(0, 10);
+}
+
+/**
+ * What a question says of its time limit: `42 s left`; a question without one (`timeoutMs` 0, as an
+ * approval is: it never times out into "yes") waits for its answer and says so.
+ */
+export function timeLeft(question: Pick<Question, 'timeoutMs' | 'expiresAt'>, nowMs: number): string {
+  return question.timeoutMs > 0 ? `${remaining(question.expiresAt, nowMs)} left` : 'waiting for your answer';
 }
 
 /** Seconds left until `expiresAt` (never negative), as `42 s` or `2 min 5 s`. */

@@ -11,6 +11,7 @@ import {
   partialJsonString,
   relativeTime,
   remaining,
+  timeLeft,
   underRoot,
   usageLine
 } from '../src/format';
@@ -77,6 +78,8 @@ test('times: relative for the session list, remaining for questions', () => {
   assert.equal(remaining(now + 41_200, now), '42 s');
   assert.equal(remaining(now + 125_000, now), '2 min 5 s');
   assert.equal(remaining(now - 1, now), '0 s');
+  assert.equal(timeLeft({ timeoutMs: 60_000, expiresAt: now + 41_200 }, now), '42 s left');
+  assert.equal(timeLeft({ timeoutMs: 0, expiresAt: now }, now), 'waiting for your answer'); // an approval
 });
 
 test('a string field of JSON still being written is read as far as it goes', () => {

@@ -43,6 +43,11 @@ class CommandInfo:
 BUILTIN_COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("model", "pick a model, or name one", "provider/id"),
     CommandInfo("thinking", "set the thinking level (Shift+Tab cycles)", "off|minimal|low|medium|high|xhigh"),
+    CommandInfo(
+        "mode",
+        "set the permission mode: what asks before it runs (no argument: the next mode)",
+        "ask|accept-edits|plan|auto",
+    ),
     CommandInfo("new", "start a new session"),
     CommandInfo("resume", "open another session"),
     CommandInfo("fork", "a new session from one of this branch's messages"),

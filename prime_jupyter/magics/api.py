@@ -41,6 +41,7 @@ from prime_jupyter.magics.loop_thread import LoopThread
 from prime_jupyter.protocol.common import ExportFormat
 from prime_jupyter.protocol.events import AgentEnd, MessageEnd, QuestionAsked, SessionEvent
 from prime_jupyter.protocol.questions import Question, QuestionAnswer
+from prime_jupyter.runtime.permissions import PermissionMode, parse_permission_mode
 from prime_jupyter.runtime.tool_set import AnyTool, function_tool
 
 if TYPE_CHECKING:
@@ -63,6 +64,8 @@ class Session:
     IPython. `resume`: a session id (or prefix) to continue. `on_question`: answers the agent's
     questions (called on the waiting thread; `magics.questions.ask_on_stdin` asks like `input()`); without
     it the agent has no `ask` tool. `functions`: plain Python functions offered as tools (see `tool`).
+    `permission_mode`: `ask`, `accept-edits`, `plan` or `auto` (None: the transcript's, settings.json's,
+    else `ask` with `on_question` and `auto` without: approvals are questions, answered like the others).
     """
 
     def __init__(
@@ -78,6 +81,7 @@ class Session:
         shell: object | None = None,
         on_question: QuestionHandler | None = None,
         functions: Sequence[Callable[..., object]] = (),
+        permission_mode: PermissionMode | None = None,
     ) -> None:
         self._model, self._thinking = model, thinking
         self._tools = tuple(tools) if tools is not None else None
@@ -91,6 +95,7 @@ class Session:
         self._on_question = on_question
         self._subscribers: list[EventListener] = []
         self._functions: list[Callable[..., object]] = list(functions)
+        self._permission_mode = permission_mode
 
     # --- state ----------------------------------------------------------------------------------
 
@@ -156,6 +161,19 @@ class Session:
                 await connection.set_thinking_level(parsed.thinking)
 
         self.call(switch)
+
+    def set_permission_mode(self, mode: str) -> None:
+        """Switch the permission mode (`ask`, `accept-edits`, `plan`, `auto`), recorded in the transcript."""
+        self._permission_mode = parse_permission_mode(mode, "mode")
+        if self._connection is not None:
+            self.call(lambda connection: connection.set_permission_mode(mode))
+
+    @property
+    def permission_mode(self) -> str | None:
+        """The session's mode once it is open (before: the one asked for, if any)."""
+        if self._connection is None:
+            return self._permission_mode
+        return self.call(lambda connection: connection.get_state()).permission_mode
 
     def new(self) -> None:
         """Start a new session (the next prompt begins an empty conversation)."""
@@ -332,6 +350,7 @@ class Session:
         return LocalTarget(
             cwd=self._cwd, mode=mode, resume=resume, model=self._model, thinking=self._thinking,
             tools=self._tools, context_files=self._context_files, interactive=self._on_question is not None,
+            permission_mode=self._permission_mode,
         )  # fmt: skip
 
     def _custom_tools(self) -> list[AnyTool]:

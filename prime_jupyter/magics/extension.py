@@ -6,7 +6,7 @@
 
     %prime ask "one-line prompt"        %prime fix          (explain and fix the last exception)
     %prime new | sessions | resume ID | fork [ENTRY] | model REF | tools NAME,... | status
-    %prime export [html|jsonl|ipynb] [PATH]
+    %prime export [html|jsonl|ipynb] [PATH]    %prime mode [ask|accept-edits|plan|auto]
 
 `--insert` puts the answer's code into a new cell below (its first line says where it came from)
 instead of running it. A prompt whose run ends in an error (or cannot start) fails its cell with
@@ -179,6 +179,13 @@ class NotebookMagics:
         shown = ", ".join(self.session.tools) if self.session.tools is not None else "the default (settings)"
         print(f"Tools: {shown}")
 
+    def mode(self, args: list[str]) -> None:
+        if len(args) > 1:
+            raise PrimeError("%prime mode: give at most one of ask, accept-edits, plan, auto")
+        if args:
+            self.session.set_permission_mode(args[0])
+        print(f"Permission mode: {self.session.permission_mode or 'the default (settings)'}")
+
     def sessions(self, _args: list[str]) -> None:
         result: SessionsResult = self.session.call(lambda connection: connection.list_sessions("current"))
         _markdown(_sessions_table(result, self.session.session_id))
@@ -217,6 +224,7 @@ _COMMANDS = {
     "new": NotebookMagics.new,
     "resume": NotebookMagics.resume,
     "model": NotebookMagics.model,
+    "mode": NotebookMagics.mode,
     "sessions": NotebookMagics.sessions,
     "fork": NotebookMagics.fork,
     "tools": NotebookMagics.tools,

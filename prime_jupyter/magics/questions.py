@@ -22,7 +22,7 @@ def ask_on_stdin(question: Question, read: Callable[[str], str] = input) -> Ques
     lines = [question.title, *([question.message] if question.message else [])]
     if question.kind == "select":
         lines += [f"  {n}. {option.label}" for n, option in enumerate(question.options, 1)]
-    hint = {"confirm": " [y/n]", "select": " number(s)" if question.multiple else " number", "input": ""}
+    hint = {"confirm": " [y/n]", "select": " number(s)" if question.multiple else " number [words]", "input": ""}
     print("\n".join(lines))
     try:
         reply = read(f"{hint[question.kind].strip() or 'answer'}{limit}: ").strip()
@@ -39,8 +39,15 @@ def ask_on_stdin(question: Question, read: Callable[[str], str] = input) -> Ques
 
 
 def _selection(question: Question, reply: str) -> SelectAnswer | None:
+    """The choices a reply names; with one choice allowed, words after it are the answer's `text` (an
+    approval's `3 use a smaller sample` rejects with that reason, which the model reads)."""
+    if question.multiple:
+        words, rest = reply.replace(",", " ").split(), ""
+    else:
+        first, _, rest = reply.strip().partition(" ")
+        words, rest = [first], rest.strip()
     picked: list[str] = []
-    for word in reply.replace(",", " ").split():
+    for word in words:
         by_label = [o.id for o in question.options if o.label == word or o.id == word]
         if word.isdigit() and 1 <= int(word) <= len(question.options):
             picked.append(question.options[int(word) - 1].id)
@@ -48,4 +55,4 @@ def _selection(question: Question, reply: str) -> SelectAnswer | None:
             picked.append(by_label[0])
     if not picked:
         return None
-    return SelectAnswer(option_ids=picked if question.multiple else picked[:1])
+    return SelectAnswer(option_ids=picked if question.multiple else picked[:1], text=rest or None)

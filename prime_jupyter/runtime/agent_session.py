@@ -39,6 +39,7 @@ from prime_jupyter.protocol.events import (
 from prime_jupyter.runtime.approvals import DECISION_ENTRY, Approvals
 from prime_jupyter.runtime.compaction import CompactionRunner
 from prime_jupyter.runtime.permissions import PermissionMode, PermissionPolicy, check_mode
+from prime_jupyter.runtime.plan_mode import PLAN_NOTE, offer_plan_exit, withdraw
 from prime_jupyter.runtime.queue import MessageQueue
 from prime_jupyter.runtime.settings import Settings
 from prime_jupyter.runtime.ui import SessionUI
@@ -109,6 +110,9 @@ class AgentSession:
             interactive=interactive,
             timeout_s=settings.approval_timeout_s,
         )
+        self.approvals.restore(manager.entries)
+        self._plan_offer: asyncio.Task[None] | None = None
+        self._last_answer: AssistantMessage | None = None
 
     # --- state ----------------------------------------------------------------------------------
 
@@ -183,6 +187,7 @@ class AgentSession:
         if self.is_running:
             raise BusyError("a run is going: steer or queue a follow-up, or abort it first")
         self.registry.api_key(self.model.provider)  # a missing key fails here, before anything runs
+        withdraw(self._plan_offer)
         task = asyncio.ensure_future(self._run([_user_message(text, images)]))
         self._run_task = task
         return task
@@ -247,6 +252,8 @@ class AgentSession:
             await self._turns(prompts)
         except Exception as exc:  # a run ends with an answer or a reason, never silently
             self._stopped_by(exc)
+            return
+        self._plan_offer = offer_plan_exit(self, self._last_answer)
 
     async def _tell_namespace(self) -> None:
         """Give the model the kernel's namespace when it changed since it was last given (`namespace_watch`)."""
@@ -327,7 +334,8 @@ class AgentSession:
             added = await run_loop(prompts, self.messages(), config, self._on_loop_event, controller.signal)
         finally:
             await self._report_namespace()
-        return next((m for m in reversed(added) if isinstance(m, AssistantMessage)), None)
+        self._last_answer = next((m for m in reversed(added) if isinstance(m, AssistantMessage)), None)
+        return self._last_answer
 
     def _stream_options(self, hints: ProviderHints | None = None) -> StreamOptions:
         """The options of one model call; the key is looked up for each (a key changed in auth.json
@@ -428,14 +436,6 @@ class AgentSession:
                 await dispose()
             except Exception:
                 log.exception("disposing a session resource failed")
-
-
-PLAN_NOTE = (
-    "You are in plan mode: you may only read and look around; nothing you could change (files, notebooks, "
-    "code, commands) is offered, and such calls are refused. Investigate, then answer with a concrete plan "
-    "and ask the user whether to switch to a mode that lets you carry it out."
-)
-"""What the model is told while the session plans (appended to the system prompt)."""
 
 
 def _user_message(text: str, images: list[ImageContent] | None) -> UserMessage:

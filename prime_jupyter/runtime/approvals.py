@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from pydantic import JsonValue
 
@@ -29,8 +29,9 @@ from prime_jupyter.ai.abort import AbortSignal
 from prime_jupyter.ai.types import TextContent, ToolCall
 from prime_jupyter.protocol.events import ToolOutput
 from prime_jupyter.protocol.questions import CancelReason, Question, QuestionOption, SelectAnswer
-from prime_jupyter.runtime.permissions import PermissionPolicy, tool_kind
+from prime_jupyter.runtime.permissions import AllowRule, PermissionPolicy, tool_kind
 from prime_jupyter.runtime.ui import SessionUI
+from prime_jupyter.sessions.entries import CustomEntry
 
 __all__ = [
     "ALLOW_ALWAYS",
@@ -114,7 +115,9 @@ class Approvals:
             rule = self.policy.rule_for(call.name, call.arguments)
             if rule is not None:
                 self.policy.allow_always(rule)
-            self._record(call, ALLOW_ALWAYS, rule=rule.describe() if rule else None)
+            self._record(
+                call, ALLOW_ALWAYS, rule=rule.describe() if rule else None, prefix=rule.prefix if rule else None
+            )
             return None
         if chosen == REJECT_ONCE:
             words = answer.text.strip() if isinstance(answer, SelectAnswer) and answer.text else ""
@@ -123,6 +126,16 @@ class Approvals:
         why = unanswered[0] if unanswered else "dismissed"
         self._record(call, "unanswered", reason=why)
         return _refusal(_unanswered(call.name, why), {"rejected": True, "reason": None})
+
+    def restore(self, entries: Iterable[object]) -> None:
+        """Take back the "allow always" rules a transcript's decisions recorded (a resumed session, a
+        server restarted): they last for the session, not for one process."""
+        for entry in entries:
+            data = entry.data if isinstance(entry, CustomEntry) and entry.custom_type == DECISION_ENTRY else None
+            if isinstance(data, dict) and data.get("decision") == ALLOW_ALWAYS and "rule" in data:
+                tool, prefix = data.get("toolName"), data.get("prefix")
+                if isinstance(tool, str) and (prefix is None or isinstance(prefix, str)):
+                    self.policy.allow_always(AllowRule(tool, prefix))
 
     def _record(self, call: ToolCall, decision: str, **extra: str | None) -> None:
         data: dict[str, JsonValue] = {

@@ -86,7 +86,8 @@ def test_ask_about_a_cell_runs_the_agents_code_where_df_exists(lab: Lab, turns: 
     assert "NameError" not in report["tool"]
     assert "(3, 1)" in json.dumps(turns.requests[-1].body)
     # the model was told what the notebook's kernel holds, and the panel says what its code created there
-    assert "- df: DataFrame 3x1; a: int64" in json.dumps(turns.requests[0].body)
+    asked = next(r for r in turns.requests if "what shape has df?" in json.dumps(r.body))
+    assert "- df: DataFrame 3x1; a: int64" in json.dumps(asked.body)
     assert "Kernel: created `rows` (int 3), `cols` (int 1)" in report["panel"], report["panel"]
 
 

@@ -309,3 +309,26 @@ def test_a_reader_that_stops_reading_stops_the_run_quietly(server: JupyterProces
     messages = connection_call(server, "command", {"sessionId": session, "command": {"type": "get_messages"}})
     assert idle["state"]["isStreaming"] is False  # type: ignore[index]
     assert messages["messages"][-1]["stopReason"] == "aborted"  # type: ignore[index]
+
+
+def test_print_mode_makes_a_new_session_in_auto_and_permission_mode_sets_another(
+    llm: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    (tmp_path / "agent").mkdir()
+    (tmp_path / "work").mkdir()
+    shipped = ("--PrimeApp.default_permission_mode=ask",)  # the shipped default, not the kit's auto
+    with JupyterProcess(tmp_path / "agent", tmp_path, tmp_path / "runtime", args=shipped) as server:
+        write_agent_dir(server.agent_dir, llm)
+        settings = json.loads((server.agent_dir / "settings.json").read_text())
+        settings.pop("permissionMode")
+        (server.agent_dir / "settings.json").write_text(json.dumps(settings))
+        llm.enqueue(ScriptedTurn(blocks=[Text(text="one")]), ScriptedTurn(blocks=[Text(text="two")]))
+        modes = []
+        for extra in ((), ("--permission-mode", "plan")):
+            done = attach(server, "--model", "scripted/m1", *extra, "-p", "hi")
+            assert done.returncode == 0, done.stderr
+            state = connection_call(
+                server, "command", {"sessionId": session_of(done), "command": {"type": "get_state"}}
+            )
+            modes.append(state["permissionMode"])
+    assert modes == ["auto", "plan"]  # -p asks for auto (nobody answers approvals there) unless told otherwise

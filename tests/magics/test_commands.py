@@ -133,3 +133,16 @@ def test_a_missing_api_key_fails_the_cell_with_a_message_and_no_stack(kernel: Ke
         assert kernel.run("%%prime --no-raise\nhello").status == "ok"
     finally:
         kernel.run("%prime model scripted/m1")
+
+
+def test_mode_switches_the_permission_mode_and_plan_offers_only_read_only_tools(
+    kernel: Kernel, llm: ScriptedLLMServer
+) -> None:
+    assert "Permission mode: auto" in kernel.run("%prime mode").text()  # the kit's settings
+    assert "Permission mode: plan" in kernel.run("%prime mode plan").text()
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="a plan")]))
+    kernel.run("%%prime\nplan it")
+    offered = {t["name"] for t in sent(llm)["tools"]}  # type: ignore[union-attr]
+    assert "ask" in offered and offered <= {"read", "notebook_read", "ask"}  # the module's tools vary by test
+    assert "plan mode" in json.dumps(sent(llm)["system"])
+    assert "ask, accept-edits, plan, auto" in kernel.run("%prime mode yolo").text()

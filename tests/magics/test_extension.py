@@ -118,6 +118,30 @@ def test_a_question_is_answered_through_stdin(kernel: Kernel, llm: ScriptedLLMSe
     assert "The user answered: yes" in request_text(llm)
 
 
+def test_an_approval_is_answered_through_stdin_and_a_rejection_carries_the_words(
+    kernel: Kernel, llm: ScriptedLLMServer
+) -> None:
+    kernel.run("%prime mode ask")
+    run = {"code": "approved_value = 41 + 1"}
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="ipython", arguments=run)]),
+        ScriptedTurn(blocks=[ToolCall(name="ipython", arguments={"code": "rejected_value = 0"})]),
+        ScriptedTurn(blocks=[Text(text="Done.")]),
+    )
+    msg_id = kernel.submit("%%prime\nset it", allow_stdin=True)
+    first = kernel.client.get_stdin_msg(timeout=60)
+    assert first["content"]["prompt"] == "number [words]: "  # an approval waits: no time limit
+    kernel.client.input("1")
+    kernel.client.get_stdin_msg(timeout=60)
+    kernel.client.input("3 not now")
+    cell = kernel.collect(msg_id)
+    assert "Allow ipython?" in cell.text() and "approved_value = 41 + 1" in cell.text()
+    assert 'They said: \\"not now\\"' in request_text(llm)
+    assert "42" in kernel.run("print(approved_value)").text()
+    assert "NameError" in kernel.run("rejected_value").text()
+    kernel.run("%prime mode auto")
+
+
 def test_in_out_and_the_last_error_can_be_referenced(kernel: Kernel, llm: ScriptedLLMServer) -> None:
     count = kernel.run("6 * 7").reply["execution_count"]
     kernel.run("undefined_thing")

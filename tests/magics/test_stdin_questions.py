@@ -38,3 +38,10 @@ def test_no_stdin_dismisses() -> None:
         raise NotImplementedError("raw_input was called, but this frontend does not support input requests")
 
     assert ask_on_stdin(question("confirm"), refuse) is None
+
+
+def test_words_after_a_single_choice_are_the_answers_text() -> None:
+    """An approval's `3 use a smaller sample` rejects with that reason."""
+    assert ask_on_stdin(question("select"), lambda _p: "2 not that one") == SelectAnswer(
+        option_ids=["b"], text="not that one"
+    )

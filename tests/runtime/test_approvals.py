@@ -13,7 +13,7 @@ import pytest
 
 from prime_jupyter.ai.types import ToolResultMessage
 from prime_jupyter.errors import PermissionModeError
-from prime_jupyter.protocol.events import PermissionModeChanged, QuestionAsked, SessionEvent
+from prime_jupyter.protocol.events import AgentEnd, PermissionModeChanged, QuestionAsked, SessionEvent
 from prime_jupyter.protocol.questions import SelectAnswer
 from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.runtime.factory import SessionOptions, create_agent_session
@@ -66,15 +66,21 @@ class Asked:
     def __init__(self, session: AgentSession) -> None:
         self.events: list[SessionEvent] = []
         self.questions: asyncio.Queue[QuestionAsked] = asyncio.Queue()
+        self.ends: asyncio.Queue[AgentEnd] = asyncio.Queue()
         session.subscribe(self._on)
 
     def _on(self, event: SessionEvent) -> None:
         self.events.append(event)
         if isinstance(event, QuestionAsked):
             self.questions.put_nowait(event)
+        elif isinstance(event, AgentEnd):
+            self.ends.put_nowait(event)
 
     async def next(self) -> QuestionAsked:
         return await asyncio.wait_for(self.questions.get(), timeout=10)
+
+    async def run_ended(self) -> None:
+        await asyncio.wait_for(self.ends.get(), timeout=10)
 
 
 def results(session: AgentSession) -> list[ToolResultMessage]:
@@ -293,4 +299,54 @@ async def test_the_notebook_tools_are_classified_by_name(tmp_path: Path, llm: Sc
     session.ui.answer(question.id, SelectAnswer(option_ids=["allow_once"]))
     await asyncio.wait_for(run, timeout=30)
     assert (tmp_path / "nb.ipynb").exists() and not results(session)[1].is_error
+    await session.dispose()
+
+
+@pytest.mark.asyncio
+async def test_allow_always_rules_come_back_when_the_session_is_resumed(tmp_path: Path, llm: ScriptedLLMServer) -> None:
+    session = make_session(tmp_path, llm)
+    asked = Asked(session)
+    llm.enqueue(ScriptedTurn(blocks=[bash("git status")]), ScriptedTurn(blocks=[Text(text="ok")]))
+    run = asyncio.ensure_future(session.prompt("go"))
+    session.ui.answer((await asked.next()).question.id, SelectAnswer(option_ids=["allow_always"]))
+    await asyncio.wait_for(run, timeout=10)
+    path = session.transcript_path
+    await session.dispose()
+    resumed = make_session(tmp_path, llm, None, mode="resume", resume=str(path))
+    assert resumed.permission_mode == "ask"
+    assert resumed.permissions.decide("bash", {"command": "git status -s"}) == "allow"
+    assert resumed.permissions.decide("bash", {"command": "git push"}) == "ask"
+    await resumed.dispose()
+
+
+@pytest.mark.asyncio
+async def test_a_plan_ends_with_a_question_that_switches_the_mode_and_goes_on(
+    tmp_path: Path, llm: ScriptedLLMServer
+) -> None:
+    session = make_session(tmp_path, llm, "plan")
+    asked = Asked(session)
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="1. write out.txt")]), ScriptedTurn(blocks=[WRITE]))
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="done")]))
+    await asyncio.wait_for(session.prompt("plan it"), timeout=10)
+    question = (await asked.next()).question
+    assert question.title == "Carry out the plan?" and question.tool_call_id is None
+    assert [o.id for o in question.options] == ["accept-edits", "ask", "auto", "plan"]
+    session.ui.answer(question.id, SelectAnswer(option_ids=["accept-edits"]))
+    await asked.run_ended()  # the plan's run
+    await asked.run_ended()  # the run that carried it out
+    assert session.permission_mode == "accept-edits" and (tmp_path / "out.txt").read_text() == "hello\n"
+    assert "Go ahead: carry out the plan." in json.dumps(llm.requests[1].body)
+    await session.dispose()
+
+
+@pytest.mark.asyncio
+async def test_a_prompt_withdraws_the_plan_question(tmp_path: Path, llm: ScriptedLLMServer) -> None:
+    session = make_session(tmp_path, llm, "plan")
+    asked = Asked(session)
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="a plan")]), ScriptedTurn(blocks=[Text(text="another plan")]))
+    await asyncio.wait_for(session.prompt("plan it"), timeout=10)
+    question = (await asked.next()).question
+    first = asyncio.ensure_future(session.prompt("no, plan differently"))
+    await asyncio.wait_for(first, timeout=10)
+    assert question.id not in [q.id for q in session.ui.pending()] and session.permission_mode == "plan"
     await session.dispose()

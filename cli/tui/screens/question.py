@@ -27,6 +27,10 @@ from ..widgets.key_order import OrderedInput
 
 __all__ = ["DialogResult", "QuestionDialog", "time_left"]
 
+_REJECT = "reject_once"
+"""The option id of an approval's rejection (the runtime's `approvals.REJECT_ONCE`)."""
+_REASON_HINT = "why not? (optional, Enter rejects; the agent reads it)"
+
 
 @dataclass(frozen=True, slots=True)
 class DialogResult:
@@ -75,6 +79,8 @@ class QuestionDialog(ModalScreen[DialogResult]):
                 yield Static("Space toggles, Enter sends", classes="hint")
             elif question.kind == "select":
                 yield OptionList(*[Option(o.label, id=o.id) for o in question.options], id="question-options")
+                if any(o.id == _REJECT for o in question.options):  # an approval: a rejection may say why
+                    yield OrderedInput(placeholder=_REASON_HINT, id="question-reason")
             else:
                 default, placeholder = question.default or "", question.placeholder or ""
                 yield OrderedInput(value=default, placeholder=placeholder, id="question-input")
@@ -107,10 +113,21 @@ class QuestionDialog(ModalScreen[DialogResult]):
         self.dismiss(DialogResult(ConfirmAnswer(confirmed=event.button.id == "yes")))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(DialogResult(SelectAnswer(option_ids=[event.option.id or ""])))
+        if event.option.id == _REJECT:
+            self.dismiss(DialogResult(self._rejection()))
+        else:
+            self.dismiss(DialogResult(SelectAnswer(option_ids=[event.option.id or ""])))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.dismiss(DialogResult(InputAnswer(text=event.value)))
+        if event.input.id == "question-reason":  # Enter in the reason rejects with it
+            self.dismiss(DialogResult(self._rejection()))
+        else:
+            self.dismiss(DialogResult(InputAnswer(text=event.value)))
+
+    def _rejection(self) -> SelectAnswer:
+        reasons = self.query("#question-reason")
+        words = reasons.first(Input).value.strip() if reasons else ""
+        return SelectAnswer(option_ids=[_REJECT], text=words or None)
 
     def action_decline(self) -> None:
         self.dismiss(DialogResult(None))

@@ -5,9 +5,17 @@
  */
 import { Widget } from '@lumino/widgets';
 
-import { remaining } from '../format';
+import { timeLeft } from '../format';
 import type { Question, QuestionAnswer } from '../protocol';
 import { button, h } from './dom';
+
+/** The option id of an approval's rejection (`runtime/approvals.py`). */
+const REJECT = 'reject_once';
+
+function rejection(words: string): QuestionAnswer {
+  const text = words.trim();
+  return text ? { kind: 'select', optionIds: [REJECT], text } : { kind: 'select', optionIds: [REJECT] };
+}
 
 export class QuestionView extends Widget {
   private question: Question | null = null;
@@ -44,7 +52,7 @@ export class QuestionView extends Widget {
 
   private tick(): void {
     if (this.question) {
-      this.clock.textContent = `${remaining(this.question.expiresAt, Date.now())} left`;
+      this.clock.textContent = timeLeft(this.question, Date.now());
     }
   }
 
@@ -83,10 +91,21 @@ export class QuestionView extends Widget {
     const list = h('div', 'jp-PrimeQuestion-options');
     const options = question.options ?? [];
     if (!question.multiple) {
+      const reason = options.some(option => option.id === REJECT) ? this.reasonField() : null;
       for (const option of options) {
-        const choice = this.answerButton(option.label, { kind: 'select', optionIds: [option.id] });
+        const choice =
+          option.id === REJECT && reason
+            ? button({
+                label: option.label,
+                title: option.description ?? option.label,
+                onClick: () => this.send(rejection(reason.value))
+              })
+            : this.answerButton(option.label, { kind: 'select', optionIds: [option.id] });
         choice.title = option.description ?? option.label;
         list.appendChild(choice);
+      }
+      if (reason) {
+        list.appendChild(reason);
       }
       return list;
     }
@@ -102,6 +121,14 @@ export class QuestionView extends Widget {
     const submit = () => this.send({ kind: 'select', optionIds: boxes.filter(b => b.checked).map(b => b.value) });
     actions.appendChild(button({ label: 'Submit', title: 'Submit the choices', className: 'jp-mod-accept', onClick: submit }));
     return list;
+  }
+
+  /** An approval's reject comes with optional words the agent reads (the answer's `text`). */
+  private reasonField(): HTMLInputElement {
+    const field = h('input', 'jp-PrimeQuestion-input jp-PrimeQuestion-reason jp-mod-styled');
+    field.type = 'text';
+    field.placeholder = 'Reason for rejecting (optional; the agent reads it)';
+    return field;
   }
 
   private input(question: Question, actions: HTMLElement): HTMLElement {

@@ -279,7 +279,8 @@ const VERBS: Readonly<Record<string, string>> = { insert: 'Inserted', replace: '
  * cells under review there.
  */
 class NotebookBody extends DomBody {
-  private sawRunning = false;
+  /** The card was made while its session ran: its call finishing is news (a hydrated card's is history). */
+  private readonly live: boolean;
   private shown = false;
 
   constructor(
@@ -287,29 +288,27 @@ class NotebookBody extends DomBody {
     build: (part: ToolView) => Node[]
   ) {
     super(build);
+    this.live = context.controller.running;
   }
 
   render(part: ToolView): void {
     super.render(part);
-    if (part.state !== 'output-available') {
-      this.sawRunning = true;
+    const path = detail(part, 'path');
+    if (part.state !== 'output-available' || !this.live || this.shown || typeof path !== 'string') {
       return;
     }
-    const path = detail(part, 'path');
-    if (this.sawRunning && !this.shown && typeof path === 'string') {
-      this.shown = true;
-      const changes = part.toolName === 'notebook_edit' ? cellChanges(part) : [];
-      void this.context.actions.showSavedNotebook(path).then(outcome => {
-        if (changes.length) {
-          this.context.actions.markForReview(path, changes);
-        }
-        if (outcome === 'unsaved') {
-          this.node.appendChild(
-            h('div', 'jp-PrimeTool-note jp-mod-warning', `${path} has unsaved changes of yours, so it was not reloaded: save or revert it to see the agent's change.`)
-          );
-        }
-      });
-    }
+    this.shown = true;
+    const changes = part.toolName === 'notebook_edit' ? cellChanges(part) : [];
+    void this.context.actions.showSavedNotebook(path).then(outcome => {
+      if (changes.length) {
+        this.context.actions.markForReview(path, changes);
+      }
+      if (outcome === 'unsaved') {
+        this.node.appendChild(
+          h('div', 'jp-PrimeTool-note jp-mod-warning', `${path} has unsaved changes of yours, so it was not reloaded: save or revert it to see the agent's change.`)
+        );
+      }
+    });
   }
 }
 

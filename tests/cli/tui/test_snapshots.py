@@ -223,3 +223,13 @@ def test_a_notebook_edit_card_and_what_the_kernel_gained(
 
     app = app_in(home, ["ipython", "notebook_read", "notebook_edit"])
     assert snap_compare(app, terminal_size=(100, 40), run_before=prompt("describe the rows", done))
+
+
+def test_an_approval_dialog(snap_compare: SnapCompare, home: Path, llm: ScriptedLLMServer) -> None:
+    """A bash call in `ask` mode: the command, Allow once / Allow always / Reject, and no countdown."""
+    settings = json.loads((home / "settings.json").read_text())
+    (home / "settings.json").write_text(json.dumps({**settings, "permissionMode": "ask"}))
+    command = {"command": "rm -rf build && make"}
+    llm.enqueue(ScriptedTurn(blocks=[ToolCall(name="bash", id="call-bash", arguments=command)]))
+    asked = prompt("rebuild it", lambda pilot: isinstance(pilot.app.screen, QuestionDialog))
+    assert snap_compare(app_in(home, ["bash"]), terminal_size=(100, 30), run_before=asked)

@@ -27,7 +27,9 @@ async def test_the_menu_completes_a_command(connection: InProcessAgentConnection
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("/", "m")
         menu = app.screen.query_one(CommandMenu)
-        assert menu.display and menu.chosen() == "/model "
+        assert menu.display and menu.chosen() == "/mode "  # /mode sorts before /model
+        await pilot.press("down")
+        assert menu.chosen() == "/model "
         await pilot.press("tab")
         assert app.screen.query_one(PromptEditor).text == "/model "
         await until(pilot, lambda: menu.chosen() == "/model scripted/m1")  # now the model's completions
