@@ -15,7 +15,7 @@ from typing import Any
 import nbformat
 import pytest
 from kit.browser import SCREENSHOTS, finish_scenario, start_lab, start_scenario, wait_for_file, write_agent_dir
-from kit.server import PrimeClient
+from kit.server import PrimeClient, part_text, tool_parts
 
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
 
@@ -77,8 +77,8 @@ def test_an_open_notebook_shows_the_agents_cell_and_output_live_and_keeps_the_us
             driver.kill()
     finally:
         lab.stop()
-    parts = {f["part"]["toolCallId"]: f["part"] for f in frames if f["type"] == "tool"}
-    assert [p["state"] for p in parts.values()] == ["output-available"] * 3, list(parts.values())
+    parts = tool_parts(frames)
+    assert [p["state"] for p in parts] == ["output-available"] * 3, [part_text(p) for p in parts]
     assert report["collaborative"] is True
     assert [c["source"] for c in report["cells"]] == ["x = 20", "print(x * 2)", "# Notes" + TYPED]
     assert "40" in report["cells"][1]["outputs"]

@@ -187,6 +187,22 @@ def text_of(frames: list[Json]) -> str:
     return "".join(str(f["delta"]) for f in frames if f["type"] == "text-delta")
 
 
+def tool_parts(frames: list[Json]) -> list[Json]:
+    """Each tool call's part as the last frame about it left it, in the order the calls began."""
+    parts: dict[str, Json] = {}
+    for frame in frames:
+        if frame["type"] == "tool":
+            parts[frame["part"]["toolCallId"]] = frame["part"]
+    return list(parts.values())
+
+
+def part_text(part: Json) -> str:
+    """What a tool part says: its error, or the text of its output."""
+    if part["state"] == "output-error":
+        return str(part.get("errorText"))
+    return "\n".join(block.get("text", "") for block in part["output"]["content"])
+
+
 class ServerProcess:
     """`jupyter server` with the extension in a child process (a `JupyterProcess`), with a `PrimeClient`
     on it, so a test can stop or kill it (a restart) between requests."""

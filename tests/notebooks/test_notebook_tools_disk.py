@@ -247,3 +247,12 @@ async def test_a_kernel_that_dies_keeps_the_outputs_so_far_and_puts_the_error_in
     assert nb.cells[0].outputs[0]["text"] == "before\n"
     assert nb.cells[1].outputs[-1]["ename"] == "DeadKernelError"
     assert result.is_error and "died" in text(result)
+
+
+@pytest.mark.asyncio
+async def test_a_notebook_deleted_during_its_run_ends_the_run_and_nothing_is_written(tools: Tools) -> None:
+    write_notebook(tools.cwd / "nb.ipynb", ["import os\nos.remove('nb.ipynb')", "print('never')"])
+    result = await tools.run()
+    assert result.is_error
+    assert "deleted or renamed during the run" in text(result) and "never" not in text(result)
+    assert list(tools.cwd.iterdir()) == []  # not written back, nor anywhere else

@@ -21,7 +21,7 @@ import pytest
 pytest.importorskip("jupyter_server_ydoc", reason="the collab extra (jupyter-collaboration) is not installed")
 
 from kit.collab import collaborator, converged
-from kit.server import PrimeClient
+from kit.server import PrimeClient, part_text, tool_parts
 
 from prime_jupyter.notebooks.collab import read_document
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
@@ -85,6 +85,19 @@ async def saved(serverapp: Any, file: Path, holds: Callable[[Any], bool]) -> Any
         serverapp.event_logger.remove_listener(schema_id=JUPYTER_COLLABORATION_EVENTS_URI, listener=on_event)
 
 
+def waiting_cell(flag: Path) -> str:
+    """A cell that prints `first`, waits until `flag` exists (a minute at most), then prints `second`: the
+    test decides when it finishes, so it can look at the notebook while the cell runs."""
+    return (
+        "import os, time\n"
+        "print('first', flush=True)\n"
+        "deadline = time.monotonic() + 60\n"
+        f"while not os.path.exists({str(flag)!r}) and time.monotonic() < deadline:\n"
+        "    time.sleep(0.02)\n"
+        "print('second')"
+    )
+
+
 def enqueue(llm: ScriptedLLMServer, calls: list[tuple[str, dict[str, Any]]]) -> None:
     for name, arguments in calls:
         llm.enqueue(ScriptedTurn(blocks=[ToolCall(name=name, arguments=arguments)]))
@@ -93,20 +106,6 @@ def enqueue(llm: ScriptedLLMServer, calls: list[tuple[str, dict[str, Any]]]) -> 
 
 def insert(path: str, after: str, source: str) -> tuple[str, dict[str, Any]]:
     return "notebook_edit", {"path": path, "edits": [{"action": "insert", "after": after, "source": source}]}
-
-
-def tool_parts(frames: list[Json]) -> list[Json]:
-    parts: dict[str, Json] = {}
-    for frame in frames:
-        if frame["type"] == "tool":
-            parts[frame["part"]["toolCallId"]] = frame["part"]
-    return list(parts.values())
-
-
-def output_text(part: Json) -> str:
-    if part["state"] == "output-error":
-        return str(part.get("errorText"))
-    return "\n".join(block.get("text", "") for block in part["output"]["content"])
 
 
 class Typist:
@@ -171,8 +170,8 @@ async def test_the_agent_inserts_and_runs_cells_while_the_user_types_in_another(
         )
         session_id = await prime.new_session()
         parts = tool_parts(await prime.turn(session_id, "add 40 and run it"))
-        assert [p["state"] for p in parts] == ["output-available"] * 3, [output_text(p) for p in parts]
-        assert "open in JupyterLab right now" in output_text(parts[0]) and parts[0]["output"]["details"]["live"]
+        assert [p["state"] for p in parts] == ["output-available"] * 3, [part_text(p) for p in parts]
+        assert "open in JupyterLab right now" in part_text(parts[0]) and parts[0]["output"]["details"]["live"]
         (added,) = [c["cellId"] for c in parts[1]["output"]["details"]["changes"]]
         enqueue(
             llm,
@@ -182,7 +181,7 @@ async def test_the_agent_inserts_and_runs_cells_while_the_user_types_in_another(
             ],
         )
         parts = tool_parts(await prime.turn(session_id, "print the next one"))
-        assert [p["state"] for p in parts] == ["output-available"] * 2, [output_text(p) for p in parts]
+        assert [p["state"] for p in parts] == ["output-available"] * 2, [part_text(p) for p in parts]
         typing.cancel()
         typist.key()  # and one key after the agent is done
         typist.stop()
@@ -194,7 +193,7 @@ async def test_the_agent_inserts_and_runs_cells_while_the_user_types_in_another(
     assert cells[2]["outputs"] == [{"output_type": "stream", "name": "stdout", "text": "42\n"}]
     assert [c.get("execution_count") for c in cells[:3]] == [3, 4, 5]  # the second run (the first ran two cells)
     assert all(c["metadata"]["prime"]["model"] == "scripted/m1" for c in cells[1:3])
-    assert "42" in output_text(parts[1])
+    assert "42" in part_text(parts[1])
     nbformat.validate(nbformat.from_dict(content))
     # the room saves the file as it does for the user's typing: outputs, provenance and the typing in it
     final = [c["source"] for c in cells]
@@ -223,12 +222,12 @@ async def test_a_replace_of_a_cell_the_user_changed_in_the_room_is_refused(
         edit = {"action": "replace", "cell_id": cell, "source": "threshold = 0.1"}
         enqueue(llm, [("notebook_edit", {"path": "tuned.ipynb", "edits": [edit]})])
         (part,) = tool_parts(await prime.turn(session_id, "lower it"))
-        assert part["state"] == "output-error" and "threshold = 0.5  # tuned by hand" in output_text(part), part
+        assert part["state"] == "output-error" and "threshold = 0.5  # tuned by hand" in part_text(part), part
         assert str(server.ycells[0]["source"]) == "threshold = 0.5  # tuned by hand"
         # the refusal showed the model the current source: a deliberate retry goes through, in the room
         enqueue(llm, [("notebook_edit", {"path": "tuned.ipynb", "edits": [edit]})])
         (part,) = tool_parts(await prime.turn(session_id, "lower it anyway"))
-        assert part["state"] == "output-available", output_text(part)
+        assert part["state"] == "output-available", part_text(part)
         content = await converged(server, user, lambda nb: nb["cells"][0]["source"] == "threshold = 0.1")
     assert [c["id"] for c in content["cells"]] == [cell]
 
@@ -240,7 +239,7 @@ async def test_a_notebook_nobody_has_open_is_edited_through_the_contents_manager
     (cell,) = write_notebook(path, [nbformat.v4.new_code_cell("x = 1")])
     enqueue(llm, [insert("closed.ipynb", cell, "y = 2")])
     (part,) = tool_parts(await prime.turn(await prime.new_session(), "add a cell"))
-    assert part["state"] == "output-available", output_text(part)
+    assert part["state"] == "output-available", part_text(part)
     assert [c.source for c in nbformat.read(path, as_version=4).cells] == ["x = 1", "y = 2"]
     # looking for its room neither opened one nor gave the file an id (the file id store is the server's)
     assert jp_serverapp.web_app.settings["file_id_manager"].get_id("closed.ipynb") is None
@@ -256,14 +255,7 @@ async def test_the_user_sees_a_running_cell_running_and_its_outputs_as_they_arri
     server_url: str,
 ) -> None:
     flag = jp_root_dir / "go-on"
-    code = (
-        "import os, time\n"
-        "print('first', flush=True)\n"
-        "deadline = time.monotonic() + 60\n"
-        f"while not os.path.exists({str(flag)!r}) and time.monotonic() < deadline:\n"
-        "    time.sleep(0.02)\n"
-        "print('second')"
-    )
+    code = waiting_cell(flag)
     (cell,) = write_notebook(jp_root_dir / "slow.ipynb", [nbformat.v4.new_code_cell(code)])
     async with collaborator(server_url, jp_auth_header, "slow.ipynb") as user:
         server = await room_document(jp_serverapp, "slow.ipynb")
@@ -280,7 +272,7 @@ async def test_the_user_sees_a_running_cell_running_and_its_outputs_as_they_arri
         assert seen["cells"][0]["outputs"] == [{"output_type": "stream", "name": "stdout", "text": "first\n"}]
         assert seen["cells"][0]["execution_count"] is None and running == "running"
         (part,) = tool_parts(frames)
-        assert part["state"] == "output-available", output_text(part)
+        assert part["state"] == "output-available", part_text(part)
 
         def finished(nb: dict[str, Any]) -> bool:
             return bool(nb["cells"][0]["execution_count"] == 1 and user.ycells[0].get("execution_state") == "idle")
@@ -299,14 +291,7 @@ async def test_a_notebook_renamed_while_its_cell_runs_gets_nothing_written_anywh
     server_url: str,
 ) -> None:
     flag = jp_root_dir / "go-on"
-    code = (
-        "import os, time\n"
-        "print('first', flush=True)\n"
-        "deadline = time.monotonic() + 60\n"
-        f"while not os.path.exists({str(flag)!r}) and time.monotonic() < deadline:\n"
-        "    time.sleep(0.02)\n"
-        "print('second')"
-    )
+    code = waiting_cell(flag)
     write_notebook(jp_root_dir / "moving.ipynb", [nbformat.v4.new_code_cell(code)])
     async with collaborator(server_url, jp_auth_header, "moving.ipynb") as user:
         server = await room_document(jp_serverapp, "moving.ipynb")
@@ -321,8 +306,35 @@ async def test_a_notebook_renamed_while_its_cell_runs_gets_nothing_written_anywh
         finally:
             flag.touch()
     (part,) = tool_parts(frames)
-    assert part["output"]["details"]["isError"] and "deleted or renamed" in output_text(part), output_text(part)
+    assert part["output"]["details"]["isError"] and "deleted or renamed" in part_text(part), part_text(part)
     assert not (jp_root_dir / "moving.ipynb").exists()
     # the room follows the file, and its cell keeps what came before the rename: the run wrote nothing after
     (cell,) = read_document(server)["cells"]
     assert cell["outputs"] == [{"output_type": "stream", "name": "stdout", "text": "first\n"}]
+
+
+async def test_a_file_changed_on_disk_after_the_read_reaches_the_room_and_refuses_the_stale_replace(
+    prime: PrimeClient,
+    llm: ScriptedLLMServer,
+    jp_root_dir: Path,
+    jp_serverapp: Any,
+    jp_auth_header: dict[str, str],
+    server_url: str,
+) -> None:
+    path = jp_root_dir / "disk.ipynb"
+    (cell,) = write_notebook(path, [nbformat.v4.new_code_cell("rate = 0.1")])
+    async with collaborator(server_url, jp_auth_header, "disk.ipynb") as user:
+        server = await room_document(jp_serverapp, "disk.ipynb")
+        session_id = await prime.new_session()
+        enqueue(llm, [("notebook_read", {"path": "disk.ipynb"})])
+        await prime.turn(session_id, "read it")
+        nb = nbformat.read(path, as_version=4)
+        nb.cells[0].source = "rate = 0.2  # from another program"
+        nbformat.write(nb, path)  # the room notices the file changed and loads it
+        await converged(server, user, lambda content: "another program" in content["cells"][0]["source"])
+        edit = {"action": "replace", "cell_id": cell, "source": "rate = 0.3"}
+        enqueue(llm, [("notebook_edit", {"path": "disk.ipynb", "edits": [edit]})])
+        (part,) = tool_parts(await prime.turn(session_id, "raise it"))
+        assert part["state"] == "output-error" and "from another program" in part_text(part), part_text(part)
+        assert str(server.ycells[0]["source"]) == "rate = 0.2  # from another program"
+    assert nbformat.read(path, as_version=4).cells[0].source == "rate = 0.2  # from another program"

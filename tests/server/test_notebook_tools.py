@@ -9,7 +9,8 @@ from typing import Any
 
 import nbformat
 import pytest
-from kit.server import PrimeClient
+from kit.server import PrimeClient, part_text
+from kit.server import tool_parts as tool_parts_of
 
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
 
@@ -35,18 +36,7 @@ async def tool_parts(prime: PrimeClient, llm: ScriptedLLMServer, calls: list[tup
     for name, arguments in calls:
         llm.enqueue(ScriptedTurn(blocks=[ToolCall(name=name, arguments=arguments)]))
     llm.enqueue(ScriptedTurn(blocks=[Text(text="done")]))
-    frames = await prime.turn(session_id, "work on the notebook")
-    parts: dict[str, Json] = {}
-    for frame in frames:
-        if frame["type"] == "tool":
-            parts[frame["part"]["toolCallId"]] = frame["part"]
-    return list(parts.values())
-
-
-def output_text(part: Json) -> str:
-    if part["state"] == "output-error":
-        return str(part.get("errorText"))
-    return "\n".join(block.get("text", "") for block in part["output"]["content"])
+    return tool_parts_of(await prime.turn(session_id, "work on the notebook"))
 
 
 async def test_read_edit_and_run_through_the_server(
@@ -71,16 +61,16 @@ async def test_read_edit_and_run_through_the_server(
             ("notebook_run", {"path": "analysis.ipynb"}),
         ],
     )
-    assert [p["state"] for p in parts] == ["output-available"] * 3, [output_text(p) for p in parts]
-    assert f"cell {first}" in output_text(parts[0]) and "print(x + 1)" in output_text(parts[0])
-    assert "open in JupyterLab" not in output_text(parts[0]) and not parts[0]["output"]["details"]["live"]
+    assert [p["state"] for p in parts] == ["output-available"] * 3, [part_text(p) for p in parts]
+    assert f"cell {first}" in part_text(parts[0]) and "print(x + 1)" in part_text(parts[0])
+    assert "open in JupyterLab" not in part_text(parts[0]) and not parts[0]["output"]["details"]["live"]
     nb = read_notebook(jp_root_dir / "analysis.ipynb")
     assert [cell.source for cell in nb.cells] == ["x = 20", "print(x * 2)", "x / 4"]
     assert nb.cells[1].outputs[0]["text"] == "40\n"
     assert nb.cells[2].outputs[0]["data"]["text/plain"] == "5.0"
     provenance = nb.cells[1].metadata["prime"]
     assert provenance["model"] == "scripted/m1" and provenance["session"] and provenance["entry"]
-    assert "40" in output_text(parts[2]) and "5.0" in output_text(parts[2])
+    assert "40" in part_text(parts[2]) and "5.0" in part_text(parts[2])
     # the run went to a Jupyter session of the notebook's own, which Lab shows when it opens the notebook
     sessions = (await prime.status("GET", "../../api/sessions"))[1]
     mine = [s for s in sessions if s["path"] == "analysis.ipynb"]
@@ -120,7 +110,7 @@ async def test_a_stale_edit_is_refused_with_the_current_source(
     llm.enqueue(ScriptedTurn(blocks=[Text(text="refused")]))
     frames = await prime.turn(session_id, "lower it")
     part = [f["part"] for f in frames if f["type"] == "tool"][-1]
-    assert part["state"] == "output-error" and "tuned by hand" in output_text(part), part
+    assert part["state"] == "output-error" and "tuned by hand" in part_text(part), part
     assert path.read_bytes() == saved
 
 
@@ -141,7 +131,7 @@ async def test_paths_outside_the_root_are_refused(
         ],
     )
     assert [p["state"] for p in parts] == ["output-error"] * 3
-    assert all("outside the Jupyter server's root" in output_text(p) for p in parts)
+    assert all("outside the Jupyter server's root" in part_text(p) for p in parts)
     assert not (jp_root_dir.parent / "made.ipynb").exists()
     assert "private" not in json.dumps(parts)
 
@@ -158,7 +148,7 @@ async def test_a_session_tied_to_a_notebook_runs_its_code_in_the_notebooks_kerne
     frames = await prime.turn(session_id, "how many rows has df?")
     parts = [f["part"] for f in frames if f["type"] == "tool" and f["part"]["state"] == "output-available"]
     ipython = [p for p in parts if p["type"] == "tool-IPython"][-1]
-    assert output_text(ipython) == "(7, 1)"
+    assert part_text(ipython) == "(7, 1)"
     sessions = (await prime.status("GET", "../../api/sessions"))[1]
     (notebook_session,) = [s for s in sessions if s["path"] == "data.ipynb"]
     assert ipython["output"]["details"]["kernelId"] == notebook_session["kernel"]["id"]

@@ -22,6 +22,7 @@ from prime_jupyter.cli.tui.widgets.message import Notice
 from prime_jupyter.cli.tui.widgets.status_footer import StatusFooter
 from prime_jupyter.cli.tui.widgets.tool_card import ToolCard
 from textual.pilot import Pilot
+from textual.widgets import Static
 from tui_kit import answers, local_connection, until
 
 from prime_jupyter.connection.base import AgentConnection
@@ -200,29 +201,34 @@ def test_the_light_theme(snap_compare: SnapCompare, home: Path, llm: ScriptedLLM
     assert snap_compare(app_in(home), terminal_size=(100, 30), run_before=light)
 
 
-def test_a_notebook_edit_card_and_what_the_kernel_gained(
+def test_a_notebook_edited_and_run_on_disk_and_what_the_kernel_gained(
     snap_compare: SnapCompare, home: Path, llm: ScriptedLLMServer
 ) -> None:
-    """A `notebook_edit` card (the replaced cell's lines) and the line saying what the run's code created."""
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("rows = load()\nrows.head()", id="load")])
+    """A `notebook_edit` card (the replaced cell's lines), a `notebook_run` of the notebook on disk, and the
+    line saying what the run's `ipython` code created."""
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("rows = list(range(5))\nrows[:2]", id="load")])
     nbformat.write(notebook, home.parent / "work" / "report.ipynb")
-    edit = {
-        "path": "report.ipynb",
-        "edits": [{"action": "replace", "cell_id": "load", "source": "rows = load()\nrows.describe()"}],
-    }
+    change = {"action": "replace", "cell_id": "load", "source": "rows = list(range(5))\nlen(rows)"}
     code = "import pandas as pd\nsales = pd.DataFrame({'day': range(1203), 'orders': 0})"
     llm.enqueue(
         ScriptedTurn(blocks=[ToolCall(name="notebook_read", id="call-1", arguments={"path": "report.ipynb"})]),
-        ScriptedTurn(blocks=[ToolCall(name="notebook_edit", id="call-2", arguments=edit)]),
-        ScriptedTurn(blocks=[ToolCall(name="ipython", id="call-3", arguments={"code": code})]),
-        ScriptedTurn(blocks=[Text(text="Described the rows and loaded the sales.")]),
+        ScriptedTurn(
+            blocks=[ToolCall(name="notebook_edit", id="call-2", arguments={"path": "report.ipynb", "edits": [change]})]
+        ),
+        ScriptedTurn(blocks=[ToolCall(name="notebook_run", id="call-3", arguments={"path": "report.ipynb"})]),
+        ScriptedTurn(blocks=[ToolCall(name="ipython", id="call-4", arguments={"code": code})]),
+        ScriptedTurn(blocks=[Text(text="Counted the rows and loaded the sales.")]),
     )
 
     def done(pilot: Pilot[None]) -> bool:
-        return "Described the rows" in answers(pilot.app) and kernel_told(pilot)
+        cards = pilot.app.screen.query(ToolCard)
+        drawn = len(cards) == 4 and all(str(card.query_one(".tool-header", Static).render()) for card in cards)
+        return "Counted the rows" in answers(pilot.app) and kernel_told(pilot) and drawn  # every card drawn
 
-    app = app_in(home, ["ipython", "notebook_read", "notebook_edit"])
-    assert snap_compare(app, terminal_size=(100, 40), run_before=prompt("describe the rows", done))
+    app = app_in(home, ["ipython", "notebook_read", "notebook_edit", "notebook_run"])
+    assert snap_compare(app, terminal_size=(100, 50), run_before=prompt("count the rows", done))
+    saved = nbformat.read(home.parent / "work" / "report.ipynb", as_version=4)
+    assert saved.cells[0].outputs[0]["data"]["text/plain"] == "5"  # run on disk, outputs in the file
 
 
 def test_an_approval_dialog(snap_compare: SnapCompare, home: Path, llm: ScriptedLLMServer) -> None:
