@@ -15,6 +15,7 @@ import { ViewState, applyFrames, coalesce, emptyState, failLocal, fromSession, i
 import type { ChatFrame, ChatSessionResponse } from './protocol';
 import { IShellRun, applyShellFrames, runsOnLoad } from './shells';
 import { nextTask } from './tasks';
+import { isToolPart } from './wire';
 
 /** Where the current session id is remembered between page loads. */
 export const CURRENT_SESSION_KEY = 'prime:current-session';
@@ -57,6 +58,13 @@ export abstract class SessionView {
     return isRunning(this.state);
   }
 
+  /**
+   * Tool calls that were already there when a session was shown (hydrated), as opposed to those that came
+   * while this page followed the session: what a notebook card does when its call finishes (reload the
+   * open notebook, mark cells for review) is for the latter only.
+   */
+  readonly historic = new Set<string>();
+
   dispose(): void {
     this.disposed = true;
     this.stream?.close();
@@ -83,6 +91,13 @@ export abstract class SessionView {
     const sessionId = response.session.sessionId;
     this.shells = runsOnLoad(sessionId === this.state.sessionId ? this.shells : [], response.runningShells);
     this.state = fromSession(response, this.state);
+    for (const message of this.state.messages) {
+      for (const part of message.parts) {
+        if (isToolPart(part)) {
+          this.historic.add(part.toolCallId);
+        }
+      }
+    }
     if (this.options.persist) {
       window.localStorage.setItem(CURRENT_SESSION_KEY, sessionId);
     }

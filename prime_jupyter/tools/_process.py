@@ -61,14 +61,22 @@ async def run_in_group(
     """
     loop = asyncio.get_running_loop()
     read_fd, write_fd = os.pipe()
+    gate_read, gate_write = os.pipe()
     try:
-        proc = await _spawn(command, cwd, write_fd)
+        proc = await _spawn(command, cwd, write_fd, gate_read)
     except BaseException:
         os.close(read_fd)
+        os.close(gate_write)
         raise
     finally:
         os.close(write_fd)  # the children hold the write end now; EOF comes when the last one closes it
-    _keeper.adopt(proc.pid, _bash())
+        os.close(gate_read)
+    try:
+        _keeper.adopt(proc.pid, _bash())  # before the command runs: a kill of the app now still reaches it
+    finally:
+        with contextlib.suppress(OSError):
+            os.write(gate_write, b"\n")
+        os.close(gate_write)
     closed: asyncio.Future[None] = loop.create_future()
     pipe = os.fdopen(read_fd, "rb", buffering=0)
     transport, _ = await loop.connect_read_pipe(lambda: _PipeReader(on_data, closed), pipe)
@@ -80,16 +88,24 @@ async def run_in_group(
             _keeper.release(proc.pid)
 
 
-async def _spawn(command: str, cwd: str, output_fd: int) -> asyncio.subprocess.Process:
+_GATED = 'IFS= read -r _ <&{fd}; exec {fd}<&-; exec "$BASH" -c "$1"'
+"""Waits until the group was handed to the keeper, then becomes a plain `bash -c command` (same pid, so
+same group; its `$0` and messages are bash's own, as without the gate)."""
+
+
+async def _spawn(command: str, cwd: str, output_fd: int, gate_fd: int) -> asyncio.subprocess.Process:
     return await asyncio.create_subprocess_exec(
         _bash(),
         "-c",
+        _GATED.format(fd=gate_fd),
+        "bash",
         command,
         cwd=cwd,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=output_fd,
         stderr=output_fd,
         start_new_session=True,
+        pass_fds=(gate_fd,),
     )
 
 

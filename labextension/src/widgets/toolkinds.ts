@@ -279,8 +279,6 @@ const VERBS: Readonly<Record<string, string>> = { insert: 'Inserted', replace: '
  * cells under review there.
  */
 class NotebookBody extends DomBody {
-  /** The card was made while its session ran: its call finishing is news (a hydrated card's is history). */
-  private readonly live: boolean;
   private shown = false;
 
   constructor(
@@ -288,13 +286,13 @@ class NotebookBody extends DomBody {
     build: (part: ToolView) => Node[]
   ) {
     super(build);
-    this.live = context.controller.running;
   }
 
   render(part: ToolView): void {
     super.render(part);
     const path = detail(part, 'path');
-    if (part.state !== 'output-available' || !this.live || this.shown || typeof path !== 'string') {
+    const live = !this.context.controller.historic.has(part.toolCallId); // came while this page followed the run
+    if (part.state !== 'output-available' || !live || this.shown || typeof path !== 'string') {
       return;
     }
     this.shown = true;
