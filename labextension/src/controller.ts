@@ -121,7 +121,9 @@ export class ChatController extends SessionView {
       ...tie
     });
     const unsent = this.state.sessionId ? [] : this.state.messages.filter(m => m.failed);
-    this.show({ session: response.session, messages: response.messages ?? [], cursor: 0 });
+    // No frame announces a new session's model and level: the response says what it runs at.
+    const { model, thinkingLevel } = response;
+    this.show({ session: response.session, messages: response.messages ?? [], cursor: 0, model, thinkingLevel });
     if (unsent.length) {
       this.state = { ...this.state, messages: [...this.state.messages, ...unsent] };
     }
@@ -354,6 +356,16 @@ export class ChatController extends SessionView {
   currentRef(): ModelRef | null {
     // A session just made has no model frame yet: it has the model it was made with.
     return (this.state.sessionId ? this.state.model : null) ?? this.pendingModel ?? this.defaultModel();
+  }
+
+  /**
+   * The thinking level of `currentRef()`: the open session's, else the pick's, else the one the server
+   * gives new sessions (a reasoning model's default is not "off": the picker shows what runs).
+   */
+  currentThinking(): string {
+    const open = this.state.sessionId ? this.state.thinkingLevel : null;
+    const pending = this.pendingModel ? this.pendingThinking : null;
+    return open ?? pending ?? this.models?.thinkingLevel ?? 'off';
   }
 
   /** Whether the picker shows "Default (…)": nothing picked in this browser, and the default in use. */

@@ -122,6 +122,26 @@ def test_new_sessions_take_the_servers_new_default_and_a_model_can_be_typed_in(
     assert report["afterPick"] == {"provider": "scripted", "id": "m9-custom"}  # picked in this browser: kept
 
 
+def test_the_thinking_picker_shows_the_level_new_sessions_run_at(
+    llm: ScriptedLLMServer, turns: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    """Issue 31 item 3: the picker said "thinking: off" while every request of a new session carried medium
+    effort (a reload then showed medium)."""
+    agent = write_agent_dir(tmp_path / "agent", llm.base_url)
+    models = json.loads((agent / "models.json").read_text())
+    models["providers"]["scripted"]["models"][0]["reasoning"] = True
+    (agent / "models.json").write_text(json.dumps(models))
+    lab = start_lab(tmp_path, agent)
+    turns.enqueue(ScriptedTurn(blocks=[Text(text="Thought it over.")]))
+    try:
+        report = run_scenario(lab, "thinking", {"prompt": "Think", "expect": "Thought it over."}, driver=DRIVER)
+    finally:
+        lab.stop()
+    assert report["session"] == "medium"
+    assert [report["before"], report["made"], report["after"]] == ["thinking: medium"] * 3
+    assert "thinking" in json.loads(json.dumps(turns.requests[-1].body))
+
+
 def test_a_broken_models_json_shows_the_servers_error_and_the_file(llm: ScriptedLLMServer, tmp_path: Path) -> None:
     agent = write_agent_dir(tmp_path / "agent", llm.base_url)
     broken = {"providers": {"ollama": {"baseUrl": "http://127.0.0.1:9/v1", "api": "ollama", "models": [{"id": "x"}]}}}

@@ -106,7 +106,7 @@ export class Composer extends Widget {
     const current = controller.currentModel();
     const fallback = controller.defaultModel();
     const onDefault = controller.onDefaultModel();
-    const level = controller.state.thinkingLevel ?? controller.pendingThinking ?? 'off';
+    const level = controller.currentThinking();
     const key = `${refText(ref)}:${refText(fallback)}:${onDefault}:${level}:${controller.modelsError}`;
     if (!force && models === this.modelsShown && key === this.modelKey) {
       return;

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import { PANEL, PROMPT, WAIT, play } from './lab.mjs';
 
 const MODEL = `${PANEL} .jp-PrimeComposer-model`;
+const THINKING = `${PANEL} .jp-PrimeComposer-thinking`;
 const FAILED = `${PANEL} .jp-PrimeMessage.jp-mod-failed`;
 
 /** Wait for a rendezvous file the test writes (the pytest side restarts the server meanwhile). */
@@ -142,6 +143,26 @@ const scenarios = {
     await lab.newSession();
     const afterPick = (await api(lab, `chat/session?sessionId=${await lab.sessionId()}`)).model;
     return { restored, fresh, oldSession, typedSession, afterPick, picked: await pickerFacts(lab) };
+  },
+
+  /**
+   * Issue 31 item 3: on a reasoning model, the thinking picker names the level new sessions run at,
+   * before a session exists, once one is made and after its first answer.
+   */
+  async thinking(lab, { prompt, expect }) {
+    await lab.open();
+    await lab.ready();
+    const level = () => lab.page.locator(THINKING).evaluate(select => select.selectedOptions[0]?.textContent ?? null);
+    await lab.page.waitForFunction(sel => document.querySelector(sel)?.options.length > 1, THINKING);
+    const before = await level();
+    await lab.newSession();
+    const made = await level();
+    await lab.shot('25-thinking-level-of-a-new-session');
+    await lab.send(prompt);
+    await lab.waitForAnswer(expect);
+    await lab.idle();
+    const session = await api(lab, `chat/session?sessionId=${await lab.sessionId()}`);
+    return { before, made, after: await level(), session: session.thinkingLevel };
   },
 
   /** Item 4: a broken models.json: the banner carries the server's exact error and the file's path. */
