@@ -383,12 +383,21 @@ export class ChatController extends SessionView {
     return modelEntry(this.models, this.currentRef());
   }
 
-  /** Use `model` in the open session and, as this browser's pick, in new sessions. */
+  /**
+   * Use `model` in the open session and, as this browser's pick, in new sessions. A model the server
+   * refuses for the open session is not kept: the picker goes back to what runs, and the error says why.
+   */
   async setModel(model: ModelRef, thinkingLevel: string | null): Promise<void> {
+    const before = { model: this.pendingModel, thinking: this.pendingThinking };
     this.pendingModel = model;
     this.pendingThinking = thinkingLevel;
     storePick(model, thinkingLevel);
-    await this.switchSession(model, thinkingLevel);
+    if (!(await this.switchSession(model, thinkingLevel))) {
+      this.pendingModel = before.model;
+      this.pendingThinking = before.thinking;
+      storePick(before.model, before.thinking);
+      this.notify();
+    }
   }
 
   /** Forget this browser's pick: new sessions (and the open one) use the server's default. */
@@ -403,12 +412,19 @@ export class ChatController extends SessionView {
     this.notify();
   }
 
-  private async switchSession(model: ModelRef, thinkingLevel: string | null): Promise<void> {
+  /** Switch the open session (if any) to `model`; false when the server refused it (the error says so). */
+  private async switchSession(model: ModelRef, thinkingLevel: string | null): Promise<boolean> {
     const sessionId = this.state.sessionId;
+    let switched = true;
     if (sessionId) {
-      await this.client.setModel({ sessionId, model, thinkingLevel }).catch((error: unknown) => this.fail(error));
+      await this.client.setModel({ sessionId, model, thinkingLevel }).catch((error: unknown) => {
+        switched = false;
+        const stays = this.state.model ? `: the session stays on ${this.state.model.provider}/${this.state.model.id}` : '';
+        this.fail(new Error(`Cannot use ${model.provider}/${model.id}${stays}. ${describe(error)}`));
+      });
     }
     this.notify();
+    return switched;
   }
 
   /** The agent's kernel (for "open in a console"), once its IPython tool ran. */

@@ -165,6 +165,36 @@ const scenarios = {
     return { before, made, after: await level(), session: session.thinkingLevel };
   },
 
+  /**
+   * Issue 31 item 7: a typed-in model the server refuses: the picker goes back to what runs, the notice
+   * says why, and the next prompt and the next new session run on the model shown.
+   */
+  async 'refused-model'(lab, { first, typed, second, third }) {
+    await lab.open();
+    await lab.ready();
+    await lab.send(first.prompt);
+    await lab.waitForAnswer(first.expect);
+    await lab.idle();
+    await lab.page.selectOption(MODEL, { label: 'Other model…' });
+    await lab.page.waitForSelector('.jp-Dialog input');
+    await lab.page.fill('.jp-Dialog input', typed);
+    await lab.page.click('.jp-Dialog .jp-mod-accept');
+    const notice = `${PANEL} .jp-PrimeNotice.jp-mod-error .jp-PrimeNotice-text`;
+    await lab.page.waitForSelector(notice, { timeout: WAIT });
+    await lab.page.waitForFunction(sel => !document.querySelector('.jp-Dialog') && document.querySelector(sel), MODEL);
+    const refused = { notice: await lab.page.locator(notice).innerText(), picker: await pickerFacts(lab) };
+    await lab.shot('26-refused-model-picker-back');
+    await lab.send(second.prompt);
+    await lab.waitForAnswer(second.expect);
+    await lab.idle();
+    await lab.newSession();
+    const fresh = await pickerFacts(lab);
+    await lab.send(third.prompt);
+    await lab.waitForAnswer(third.expect);
+    await lab.idle();
+    return { refused, fresh };
+  },
+
   /** Item 4: a broken models.json: the banner carries the server's exact error and the file's path. */
   async 'broken-models'(lab) {
     await lab.open();
