@@ -176,7 +176,7 @@ export class ChatController extends SessionView {
     if (!offered.includes(EXPORT_IPYNB)) {
       throw new Error('This server cannot export a session as a notebook: upgrade prime-jupyter on the server.');
     }
-    const path = `prime-${sessionId.slice(0, 8)}.ipynb`;
+    const path = `prime-${sessionId}.ipynb`; // the name every surface's path-less export gets
     const result = await this.client.command({ sessionId, command: 'export', format: 'ipynb', path });
     return result.command === 'export' ? result.path : null;
   }
