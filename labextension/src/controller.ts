@@ -117,7 +117,7 @@ export class ChatController extends SessionView {
     const tie = notebookPath && offered.includes(NOTEBOOK_SESSIONS) ? { notebookPath } : {};
     const response = await this.client.newSession({
       model: this.pendingModel,
-      thinkingLevel: this.pendingModel ? this.pendingThinking : null,
+      thinkingLevel: this.pendingThinking,
       ...tie
     });
     const unsent = this.state.sessionId ? [] : this.state.messages.filter(m => m.failed);
@@ -364,8 +364,7 @@ export class ChatController extends SessionView {
    */
   currentThinking(): string {
     const open = this.state.sessionId ? this.state.thinkingLevel : null;
-    const pending = this.pendingModel ? this.pendingThinking : null;
-    return open ?? pending ?? this.models?.thinkingLevel ?? 'off';
+    return open ?? this.pendingThinking ?? this.models?.thinkingLevel ?? 'off';
   }
 
   /** Whether the picker shows "Default (…)": nothing picked in this browser, and the default in use. */
@@ -397,6 +396,18 @@ export class ChatController extends SessionView {
       this.pendingThinking = before.thinking;
       storePick(before.model, before.thinking);
       this.notify();
+    }
+  }
+
+  /**
+   * Use thinking `level` on the server's default model: in the open session, and in the new sessions of
+   * this page (a pick of the default model alone is not kept across page loads).
+   */
+  async setThinking(level: string): Promise<void> {
+    this.pendingThinking = level;
+    const model = this.currentRef();
+    if (model) {
+      await this.switchSession(model, level);
     }
   }
 

@@ -129,17 +129,20 @@ def test_the_thinking_picker_shows_the_level_new_sessions_run_at(
     effort (a reload then showed medium)."""
     agent = write_agent_dir(tmp_path / "agent", llm.base_url)
     models = json.loads((agent / "models.json").read_text())
-    models["providers"]["scripted"]["models"][0]["reasoning"] = True
+    models["providers"]["scripted"]["models"][0].update(reasoning=True, maxTokens=64_000)
     (agent / "models.json").write_text(json.dumps(models))
     lab = start_lab(tmp_path, agent)
-    turns.enqueue(ScriptedTurn(blocks=[Text(text="Thought it over.")]))
+    turns.enqueue(ScriptedTurn(blocks=[Text(text="Thought it over.")]), ScriptedTurn(blocks=[Text(text="Harder.")]))
+    params = {"prompt": "Think", "expect": "Thought it over.", "again": {"prompt": "Harder", "expect": "Harder."}}
     try:
-        report = run_scenario(lab, "thinking", {"prompt": "Think", "expect": "Thought it over."}, driver=DRIVER)
+        report = run_scenario(lab, "thinking", params, driver=DRIVER)
     finally:
         lab.stop()
     assert report["session"] == "medium"
     assert [report["before"], report["made"], report["after"]] == ["thinking: medium"] * 3
-    assert "thinking" in json.loads(json.dumps(turns.requests[-1].body))
+    budgets = [json.loads(json.dumps(r.body))["thinking"]["budget_tokens"] for r in turns.requests[-2:]]
+    assert budgets == [8192, 16384]  # medium, then high picked on the server's default model
+    assert report["picked"] == "thinking: high"
 
 
 def test_a_refused_typed_in_model_puts_the_picker_back_on_what_runs(

@@ -149,7 +149,7 @@ const scenarios = {
    * Issue 31 item 3: on a reasoning model, the thinking picker names the level new sessions run at,
    * before a session exists, once one is made and after its first answer.
    */
-  async thinking(lab, { prompt, expect }) {
+  async thinking(lab, { prompt, expect, again }) {
     await lab.open();
     await lab.ready();
     const level = () => lab.page.locator(THINKING).evaluate(select => select.selectedOptions[0]?.textContent ?? null);
@@ -162,7 +162,20 @@ const scenarios = {
     await lab.waitForAnswer(expect);
     await lab.idle();
     const session = await api(lab, `chat/session?sessionId=${await lab.sessionId()}`);
-    return { before, made, after: await level(), session: session.thinkingLevel };
+    const after = await level();
+    // Another level on the server's default model: the session runs at it, the picker keeps showing it.
+    await lab.page.selectOption(THINKING, { label: 'thinking: high' });
+    const route = `chat/session?sessionId=${await lab.sessionId()}`;
+    for (let tries = 0; (await api(lab, route)).thinkingLevel !== 'high'; tries++) {
+      if (tries > 100) {
+        throw new Error('the session did not switch to thinking: high');
+      }
+      await new Promise(resolve => setTimeout(resolve, 100));
+    }
+    await lab.send(again.prompt);
+    await lab.waitForAnswer(again.expect);
+    await lab.idle();
+    return { before, made, after, session: session.thinkingLevel, picked: await level() };
   },
 
   /**
