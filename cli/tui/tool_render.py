@@ -78,14 +78,34 @@ def card_data(tool: ToolView) -> CardData:
 
 
 def summary_of(view: CardData) -> str:
-    """The card's header line after the tool's name: the first line of its code or command."""
+    """The card's header line after the tool's name: the first line of its code, command or question
+    (while the arguments stream, read from the partial JSON: its first line was `{`)."""
     key = {
         "ipython": "code", "bash": "command", "edit": "path", "write": "path", "read": "path",
-        "notebook_read": "path", "notebook_edit": "path", "notebook_run": "path",
+        "notebook_read": "path", "notebook_edit": "path", "notebook_run": "path", "ask": "question",
     }.get(view.name)  # fmt: skip
-    value = view.args.get(key) if key else next((v for v in view.args.values() if isinstance(v, str)), None)
+    draft = view.args.get("…")
+    if key and isinstance(draft, str) and key not in view.args:
+        value: JsonValue = _draft_string(draft, key)
+    else:
+        value = view.args.get(key) if key else next((v for v in view.args.values() if isinstance(v, str)), None)
     first = value.strip().splitlines()[0] if isinstance(value, str) and value.strip() else ""
     return first if len(first) <= _SUMMARY_LENGTH else first[: _SUMMARY_LENGTH - 1] + "…"
+
+
+def _draft_string(draft: str, key: str) -> str | None:
+    """The string `key` holds so far in streaming JSON arguments (the panel's `partialJsonString`)."""
+    match = re.search(rf'"{re.escape(key)}"\s*:\s*"((?:[^"\\]|\\.)*)', draft)
+    if match is None:
+        return None
+    raw = match.group(1)
+    for cut in range(min(len(raw), 6) + 1):  # an escape cut short (`\`, `\u00`) is left for later
+        try:
+            text = json.loads(f'"{raw[: len(raw) - cut]}"')
+        except ValueError:
+            continue
+        return text if isinstance(text, str) else None
+    return None
 
 
 def render_tool(view: CardData, expanded: bool) -> RenderableType:

@@ -117,11 +117,13 @@ export class ChatController extends SessionView {
     const tie = notebookPath && offered.includes(NOTEBOOK_SESSIONS) ? { notebookPath } : {};
     const response = await this.client.newSession({
       model: this.pendingModel,
-      thinkingLevel: this.pendingModel ? this.pendingThinking : null,
+      thinkingLevel: this.pendingThinking,
       ...tie
     });
     const unsent = this.state.sessionId ? [] : this.state.messages.filter(m => m.failed);
-    this.show({ session: response.session, messages: response.messages ?? [], cursor: 0 });
+    // No frame announces a new session's model and level: the response says what it runs at.
+    const { model, thinkingLevel } = response;
+    this.show({ session: response.session, messages: response.messages ?? [], cursor: 0, model, thinkingLevel });
     if (unsent.length) {
       this.state = { ...this.state, messages: [...this.state.messages, ...unsent] };
     }
@@ -174,7 +176,7 @@ export class ChatController extends SessionView {
     if (!offered.includes(EXPORT_IPYNB)) {
       throw new Error('This server cannot export a session as a notebook: upgrade prime-jupyter on the server.');
     }
-    const path = `prime-${sessionId.slice(0, 8)}.ipynb`;
+    const path = `prime-${sessionId}.ipynb`; // the name every surface's path-less export gets
     const result = await this.client.command({ sessionId, command: 'export', format: 'ipynb', path });
     return result.command === 'export' ? result.path : null;
   }
@@ -356,6 +358,15 @@ export class ChatController extends SessionView {
     return (this.state.sessionId ? this.state.model : null) ?? this.pendingModel ?? this.defaultModel();
   }
 
+  /**
+   * The thinking level of `currentRef()`: the open session's, else the pick's, else the one the server
+   * gives new sessions (a reasoning model's default is not "off": the picker shows what runs).
+   */
+  currentThinking(): string {
+    const open = this.state.sessionId ? this.state.thinkingLevel : null;
+    return open ?? this.pendingThinking ?? this.models?.thinkingLevel ?? 'off';
+  }
+
   /** Whether the picker shows "Default (…)": nothing picked in this browser, and the default in use. */
   onDefaultModel(): boolean {
     return this.pendingModel === null && isDefault(this.currentRef(), this.defaultModel());
@@ -371,12 +382,33 @@ export class ChatController extends SessionView {
     return modelEntry(this.models, this.currentRef());
   }
 
-  /** Use `model` in the open session and, as this browser's pick, in new sessions. */
+  /**
+   * Use `model` in the open session and, as this browser's pick, in new sessions. A model the server
+   * refuses for the open session is not kept: the picker goes back to what runs, and the error says why.
+   */
   async setModel(model: ModelRef, thinkingLevel: string | null): Promise<void> {
+    const before = { model: this.pendingModel, thinking: this.pendingThinking };
     this.pendingModel = model;
     this.pendingThinking = thinkingLevel;
     storePick(model, thinkingLevel);
-    await this.switchSession(model, thinkingLevel);
+    if (!(await this.switchSession(model, thinkingLevel))) {
+      this.pendingModel = before.model;
+      this.pendingThinking = before.thinking;
+      storePick(before.model, before.thinking);
+      this.notify();
+    }
+  }
+
+  /**
+   * Use thinking `level` on the server's default model: in the open session, and in the new sessions of
+   * this page (a pick of the default model alone is not kept across page loads).
+   */
+  async setThinking(level: string): Promise<void> {
+    this.pendingThinking = level;
+    const model = this.currentRef();
+    if (model) {
+      await this.switchSession(model, level);
+    }
   }
 
   /** Forget this browser's pick: new sessions (and the open one) use the server's default. */
@@ -391,12 +423,19 @@ export class ChatController extends SessionView {
     this.notify();
   }
 
-  private async switchSession(model: ModelRef, thinkingLevel: string | null): Promise<void> {
+  /** Switch the open session (if any) to `model`; false when the server refused it (the error says so). */
+  private async switchSession(model: ModelRef, thinkingLevel: string | null): Promise<boolean> {
     const sessionId = this.state.sessionId;
+    let switched = true;
     if (sessionId) {
-      await this.client.setModel({ sessionId, model, thinkingLevel }).catch((error: unknown) => this.fail(error));
+      await this.client.setModel({ sessionId, model, thinkingLevel }).catch((error: unknown) => {
+        switched = false;
+        const stays = this.state.model ? `: the session stays on ${this.state.model.provider}/${this.state.model.id}` : '';
+        this.fail(new Error(`Cannot use ${model.provider}/${model.id}${stays}. ${describe(error)}`));
+      });
     }
     this.notify();
+    return switched;
   }
 
   /** The agent's kernel (for "open in a console"), once its IPython tool ran. */

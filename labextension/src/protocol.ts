@@ -900,6 +900,8 @@ export interface ChatNewRequest {
 export interface ChatNewResponse {
   session: SessionSummary;
   messages?: ChatMessage[];
+  model?: ModelRef | null;
+  thinkingLevel?: string | null;
 }
 /**
  * One session as lists show it. Times are milliseconds since the epoch.
@@ -992,6 +994,7 @@ export interface ModelInfo {
 export interface ModelsResponse {
   models: ModelInfo[];
   current?: ModelRef | null;
+  thinkingLevel?: string | null;
 }
 export interface OkResponse {
   ok: true;

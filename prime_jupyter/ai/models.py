@@ -23,6 +23,7 @@ __all__ = [
     "anthropic_effort",
     "anthropic_thinking_budget",
     "clamp_thinking_level",
+    "image_not_shown",
     "openai_reasoning_effort",
     "supported_thinking_levels",
 ]
@@ -71,6 +72,12 @@ class Model(BaseModel):
     @property
     def accepts_images(self) -> bool:
         return "image" in self.input
+
+
+def image_not_shown(image: str) -> str:
+    """The note that stands for an image a model does not take (`image` names it: "image 1: image/png"),
+    the same wherever the image was left out: a tool's output, or a message sent before a model switch."""
+    return f"[{image}, not shown: this model does not take images]"
 
 
 def supported_thinking_levels(model: Model) -> list[ThinkingLevel]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from pydantic import JsonValue
 
+from prime_jupyter.ai.models import image_not_shown
 from prime_jupyter.ai.types import ImageContent
 from prime_jupyter.kernel.helpers import PREVIEW_KEY, jpeg_size
 from prime_jupyter.kernel.pngscale import png_size
@@ -55,7 +56,7 @@ def model_image(
     size = image_size(original, mime)
     shown = f"{size[0]}x{size[1]} " if size else ""
     if not accepts_images:
-        return ModelImage(None, f"[image {number}: {shown}{mime}, not shown: this model does not take images]")
+        return ModelImage(None, image_not_shown(f"image {number}: {shown}{mime}"))
     preview = metadata.get(PREVIEW_KEY)
     if isinstance(preview, dict) and isinstance(preview.get("data"), str):
         block = ImageContent(data=str(preview["data"]), mime_type=str(preview.get("mimeType", mime)))

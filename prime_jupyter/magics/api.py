@@ -265,8 +265,8 @@ class Session:
         self._abort_soon().result(timeout=30)
 
     def export(self, fmt: ExportFormat = "html", path: str | None = None) -> Path:
-        """Write the session as HTML, JSONL or a notebook (default: in the `exports` folder of the sessions
-        folder); where it went."""
+        """Write the session as HTML, JSONL or a notebook (default: `prime-<id>.<ext>` in the session's
+        working folder); where it went."""
         result = self.call(lambda connection: connection.export(fmt, path))
         return Path(result.path)
 

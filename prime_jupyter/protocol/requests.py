@@ -110,6 +110,10 @@ class ChatNewRequest(WireModel):
 class ChatNewResponse(WireModel):
     session: SessionSummary
     messages: list[ChatMessage] = Field(default_factory=list)
+    model: ModelRef | None = None
+    """The model the new session runs on (absent from a server before schema revision 11)."""
+    thinking_level: str | None = None
+    """The thinking level it runs at, which no frame announces (absent before schema revision 11)."""
 
 
 class ImageInput(WireModel):
@@ -189,6 +193,9 @@ class ModelInfo(WireModel):
 class ModelsResponse(WireModel):
     models: list[ModelInfo]
     current: ModelRef | None = None
+    thinking_level: str | None = None
+    """The thinking level of `current`: the named session's, or the one a new session gets (absent from a
+    server before schema revision 11, or when the default model does not resolve)."""
 
 
 class SetModelRequest(WireModel):

@@ -49,7 +49,7 @@ __all__ = [
 ]
 
 PROTOCOL_VERSION = 1
-SCHEMA_REVISION = 10
+SCHEMA_REVISION = 11
 
 CAP_REASONING = "reasoning"
 """Thinking is forwarded as `reasoning-delta` frames and `reasoning` parts."""
@@ -127,6 +127,7 @@ REVISIONS: dict[int, str] = {
     9: "ChatNewRequest.notebookPath: a session tied to a notebook (capability notebook-sessions)",
     10: "permission modes: permissionMode on ChatNewRequest, AttachRequest and RunRequest; set_permission_mode; "
     "ConnectionState.permissionMode and allowedPermissionModes; SelectAnswer.text (capability permissions)",
+    11: "ChatNewResponse.model and thinkingLevel; ModelsResponse.thinkingLevel (optional fields)",
 }
 SCHEMA_FINGERPRINTS: dict[int, str] = {
     1: "c23c2796b12e",
@@ -139,6 +140,7 @@ SCHEMA_FINGERPRINTS: dict[int, str] = {
     8: "d1a388682a52",
     9: "045da13fc623",
     10: "db1e983d0706",
+    11: "7382355ab58d",
 }
 """`schema.schema_fingerprint()` of each revision's exported schema."""
 

@@ -14,7 +14,7 @@ from prime_jupyter.runtime.notebook_export import session_notebook
 from prime_jupyter.runtime.views import branch_messages
 from prime_jupyter.sessions.manager import SessionManager
 
-__all__ = ["EXPORTS_FOLDER", "export_session"]
+__all__ = ["EXPORTS_FOLDER", "default_export", "export_session"]
 
 _STYLE = """body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
 .m{margin:1rem 0;padding:.6rem .9rem;border-radius:8px;white-space:pre-wrap}.user{background:#eef3ff}
@@ -26,18 +26,33 @@ details{color:#666}h1{font-size:1.2rem}img{max-width:100%}"""
 _SUFFIXES: dict[ExportFormat, str] = {"html": ".html", "jsonl": ".jsonl", "ipynb": ".ipynb"}
 
 EXPORTS_FOLDER = "exports"
-"""Where an export without a path goes: this folder of the sessions folder (`<sessions>/exports/<id>.jsonl`).
-Not beside the transcript: a JSONL export holds the session's id, and the sessions folder's scan would take
-it for the session (listed twice, reopened from the copy after a delete)."""
+"""Where an export without a path goes when the session works in the sessions folder itself: this folder of
+it. Never beside the transcript: a JSONL export holds the session's id, and the sessions folder's scan would
+take it for the session (listed twice, reopened from the copy after a delete)."""
+
+
+def default_export(manager: SessionManager, fmt: ExportFormat) -> Path:
+    """Where an export without a path goes: `prime-<id>.<ext>` in the session's working folder, the one the
+    user's file browser shows, on every surface (the panel, `/export`, `%prime export`); in the `exports`
+    folder when that working folder is the sessions folder (a copy there would be taken for the session)."""
+    name = f"prime-{manager.session_id}{_SUFFIXES[fmt]}"
+    folder = Path(manager.cwd)
+    if manager.path is not None and _same_folder(folder, manager.path.parent):
+        folder = manager.path.parent / EXPORTS_FOLDER
+    return folder / name
+
+
+def _same_folder(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return a.absolute() == b.absolute()
 
 
 def export_session(manager: SessionManager, fmt: ExportFormat, path: str | None = None) -> Path:
-    """Write the export and return where it went (default: the sessions folder's `exports` folder, or the
-    cwd for a session without a transcript). Blocking."""
+    """Write the export and return where it went (default: `default_export`). Blocking."""
     manager.flush_now()
-    folder = manager.path.parent / EXPORTS_FOLDER if manager.path else Path(manager.cwd)
-    base = folder / manager.session_id
-    target = Path(path).expanduser() if path else base.with_name(base.name + _SUFFIXES[fmt])
+    target = Path(path).expanduser() if path else default_export(manager, fmt)
     if fmt == "jsonl" and manager.path is None:
         raise ValueError("an in-memory session has no transcript to export as JSONL; export html instead")
     if manager.path is not None and target.exists() and target.samefile(manager.path):

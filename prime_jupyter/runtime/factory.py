@@ -162,14 +162,14 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
     return session
 
 
-def new_session_model(home: Path | None, cwd: Path, model: str | None) -> Model:
+def new_session_model(home: Path | None, cwd: Path, model: str | None) -> tuple[Model, ThinkingLevel]:
     """The model a new session in `cwd` gets: `model` (`provider/id`), else the settings' default, else the
-    registry's. Raises what `create_agent_session` would (`ModelNotFoundError`, a broken `models.json`)."""
+    registry's; and the thinking level it runs at (what a picker must show before the session exists).
+    Raises what `create_agent_session` would (`ModelNotFoundError`, a broken `models.json`)."""
     home = home or agent_dir()
     settings = load_settings(home, cwd.resolve())
     registry = ModelRegistry.load(home)
-    chosen, _ = _choose_model(SessionOptions(cwd=cwd, model=model), settings, registry, SessionContext())
-    return chosen
+    return _choose_model(SessionOptions(cwd=cwd, model=model), settings, registry, SessionContext())
 
 
 NOTEBOOK_ENTRY = "prime.notebook"

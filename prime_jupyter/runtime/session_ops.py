@@ -245,8 +245,8 @@ def _export_name(path: str) -> Path:
 def export_target(cwd: str | Path, path: str | None, confined_to: Path | None = None) -> str | None:
     """Where an export named `path` goes: relative to the session's working directory `cwd` (an absolute
     path stands for itself); None when no path is named (`runtime.export.export_session` then writes
-    it to the sessions folder's `exports` folder). Inside `confined_to` when given (`confine`:
-    `OutsideRootError`).
+    `prime-<id>.<ext>` in the session's working folder, `runtime.export.default_export`). Inside
+    `confined_to` when given (`confine`: `OutsideRootError`).
     Raises `ValueError("path: ...")` when no file could be written there (see `user_path`; an existing
     directory)."""
     if not path:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
+from prime_jupyter.ai.history import History
 from prime_jupyter.ai.models import Model
 from prime_jupyter.ai.providers import anthropic, openai_completions, openai_responses
+from prime_jupyter.ai.providers._body import writes
 from prime_jupyter.ai.stream import StreamOptions
 from prime_jupyter.ai.types import (
     AssistantMessage,
@@ -16,10 +20,16 @@ from prime_jupyter.ai.types import (
 )
 
 BUDGET = Model(
-    id="claude-haiku-4-5", name="h", api="anthropic-messages", provider="anthropic", reasoning=True, max_tokens=64_000
+    id="claude-haiku-4-5",
+    name="h",
+    api="anthropic-messages",
+    provider="anthropic",
+    reasoning=True,
+    max_tokens=64_000,
+    input=("text", "image"),
 )
 ADAPTIVE = BUDGET.model_copy(update={"id": "claude-sonnet-5-5", "adaptive": True})
-GPT = Model(id="gpt-5.4", name="g", api="openai-responses", provider="openai", reasoning=True)
+GPT = Model(id="gpt-5.4", name="g", api="openai-responses", provider="openai", reasoning=True, input=("text", "image"))
 CHAT = GPT.model_copy(update={"api": "openai-completions", "provider": "vllm"})
 IMAGE = ImageContent(data="aGk=", mime_type="image/png")
 
@@ -82,3 +92,19 @@ def test_openai_reasoning_effort_and_images_after_tool_results() -> None:
     assert chat["reasoning_effort"] == "low" and chat["max_tokens"]
     roles = [m["role"] for m in chat["messages"]]  # type: ignore[index, union-attr]
     assert roles == ["user", "assistant", "tool", "user", "assistant", "tool"]
+
+
+NOTE = "[image 1: image/png, not shown: this model does not take images]"
+
+
+def test_a_model_without_image_input_gets_a_note_for_each_image_on_every_api() -> None:
+    """Issue 31 item 4: a session switched to a model without image input still sent its earlier images."""
+    for provider, model in ((anthropic, BUDGET), (openai_responses, GPT), (openai_completions, CHAT)):
+        text_only = model.model_copy(update={"input": ("text",)})
+        built = json.dumps(provider.build_request(text_only, context(), StreamOptions(api_key="k")))
+        history = Context(messages=History(context().messages))
+        sent = b"".join(writes(provider.encode_messages_once(model, history, StreamOptions(api_key="k"))))
+        again = b"".join(writes(provider.encode_messages_once(text_only, history, StreamOptions(api_key="k"))))
+        assert IMAGE.data in sent.decode(), provider  # the model that takes images gets them
+        for body in (built, again.decode()):
+            assert IMAGE.data not in body and body.count(NOTE) == 2, provider

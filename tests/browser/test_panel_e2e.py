@@ -211,7 +211,7 @@ def test_without_the_server_extension_the_panel_says_so(bare_lab: Lab) -> None:
 def test_the_session_exports_as_a_notebook_that_opens_in_lab(lab: Lab, turns: ScriptedLLMServer) -> None:
     turns.enqueue(ScriptedTurn(blocks=[Text(text="A notebook of this answer.")]))
     report = run_scenario(lab, "export-notebook", {"prompt": "Export me", "expect": "A notebook of this answer."})
-    assert report["path"] == f"prime-{report['sessionId'][:8]}.ipynb"
+    assert report["path"] == f"prime-{report['sessionId']}.ipynb"  # the name of every surface's default
     assert [(c["type"], c["source"]) for c in report["cells"]] == [
         ("markdown", "**Prompt**\n\nExport me"),
         ("markdown", "A notebook of this answer."),

@@ -122,6 +122,53 @@ def test_new_sessions_take_the_servers_new_default_and_a_model_can_be_typed_in(
     assert report["afterPick"] == {"provider": "scripted", "id": "m9-custom"}  # picked in this browser: kept
 
 
+def test_the_thinking_picker_shows_the_level_new_sessions_run_at(
+    llm: ScriptedLLMServer, turns: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    """Issue 31 item 3: the picker said "thinking: off" while every request of a new session carried medium
+    effort (a reload then showed medium)."""
+    agent = write_agent_dir(tmp_path / "agent", llm.base_url)
+    models = json.loads((agent / "models.json").read_text())
+    models["providers"]["scripted"]["models"][0].update(reasoning=True, maxTokens=64_000)
+    (agent / "models.json").write_text(json.dumps(models))
+    lab = start_lab(tmp_path, agent)
+    turns.enqueue(ScriptedTurn(blocks=[Text(text="Thought it over.")]), ScriptedTurn(blocks=[Text(text="Harder.")]))
+    params = {"prompt": "Think", "expect": "Thought it over.", "again": {"prompt": "Harder", "expect": "Harder."}}
+    try:
+        report = run_scenario(lab, "thinking", params, driver=DRIVER)
+    finally:
+        lab.stop()
+    assert report["session"] == "medium"
+    assert [report["before"], report["made"], report["after"]] == ["thinking: medium"] * 3
+    budgets = [json.loads(json.dumps(r.body))["thinking"]["budget_tokens"] for r in turns.requests[-2:]]
+    assert budgets == [8192, 16384]  # medium, then high picked on the server's default model
+    assert report["picked"] == "thinking: high"
+
+
+def test_a_refused_typed_in_model_puts_the_picker_back_on_what_runs(
+    llm: ScriptedLLMServer, turns: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    """Issue 31 item 7: the server refused a typed-in model (400) but the picker kept it, and new sessions
+    went on asking for it."""
+    lab = start_lab(tmp_path, write_agent_dir(tmp_path / "agent", llm.base_url))
+    turns.enqueue(*(ScriptedTurn(blocks=[Text(text=f"Answer {n}.")]) for n in (1, 2, 3)))
+    params = {
+        "first": {"prompt": "First", "expect": "Answer 1."},
+        "typed": "nosuch/m9",
+        "second": {"prompt": "Second", "expect": "Answer 2."},
+        "third": {"prompt": "Third", "expect": "Answer 3."},
+    }
+    try:
+        report = run_scenario(lab, "refused-model", params, driver=DRIVER)
+    finally:
+        lab.stop()
+    notice = report["refused"]["notice"]
+    assert "Cannot use nosuch/m9: the session stays on scripted/m1" in notice and "unknown provider 'nosuch'" in notice
+    assert report["refused"]["picker"]["selected"] == "Default (scripted/m1)"
+    assert report["fresh"]["selected"] == "Default (scripted/m1)"
+    assert [_models(r.body) for r in turns.requests[-3:]] == ["m1", "m1", "m1"]
+
+
 def test_a_broken_models_json_shows_the_servers_error_and_the_file(llm: ScriptedLLMServer, tmp_path: Path) -> None:
     agent = write_agent_dir(tmp_path / "agent", llm.base_url)
     broken = {"providers": {"ollama": {"baseUrl": "http://127.0.0.1:9/v1", "api": "ollama", "models": [{"id": "x"}]}}}

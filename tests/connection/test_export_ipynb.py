@@ -90,7 +90,7 @@ async def test_a_session_exports_to_a_valid_notebook_with_provenance(
 
 
 @pytest.mark.asyncio
-async def test_without_a_path_the_notebook_goes_to_the_exports_folder(
+async def test_without_a_path_the_notebook_goes_to_the_sessions_working_folder(
     connection: AgentConnection, llm: ScriptedLLMServer
 ) -> None:
     llm.enqueue(ScriptedTurn(blocks=[Text(text="hi")]))
@@ -99,5 +99,5 @@ async def test_without_a_path_the_notebook_goes_to_the_exports_folder(
     exported = await connection.export("ipynb")
     state = await connection.get_state()
     transcript = Path(str(state.session_file))
-    assert exported.path == str(transcript.parent / "exports" / transcript.with_suffix(".ipynb").name)
+    assert exported.path == str(Path(state.cwd) / f"prime-{transcript.stem}.ipynb")
     nbformat.validate(nbformat.read(exported.path, as_version=4))

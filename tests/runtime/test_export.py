@@ -21,10 +21,21 @@ def saved(sessions: Path, cwd: Path) -> SessionManager:
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "html", "ipynb"])
-def test_an_export_without_a_path_goes_to_the_exports_folder(tmp_path: Path, fmt: str) -> None:
-    manager = saved(tmp_path / "sessions", tmp_path)
+def test_an_export_without_a_path_goes_to_the_sessions_working_folder(tmp_path: Path, fmt: str) -> None:
+    """Issue 31 item 8: `/export` and `%prime export` wrote under the agent directory, which the file browser
+    does not show, while the panel wrote into the workspace."""
+    manager = saved(tmp_path / "agent" / "sessions", tmp_path / "work")
     target = export_session(manager, fmt)  # type: ignore[arg-type]
-    assert target == tmp_path / "sessions" / "exports" / f"{manager.session_id}.{fmt}"
+    assert target == tmp_path / "work" / f"prime-{manager.session_id}.{fmt}" and target.is_file()
+    assert [info.path for info in list_sessions(tmp_path / "agent" / "sessions")] == [manager.path]
+
+
+def test_a_session_working_in_the_sessions_folder_exports_to_its_exports_folder(tmp_path: Path) -> None:
+    sessions = tmp_path / "sessions"
+    manager = saved(sessions, sessions)
+    target = export_session(manager, "jsonl")
+    assert target == sessions / "exports" / f"prime-{manager.session_id}.jsonl"
+    assert [info.path for info in list_sessions(sessions)] == [manager.path]
 
 
 def test_exporting_twice_and_reopening_leaves_one_session(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from kit.server import Json, PrimeClient, kinds, text_of
@@ -97,3 +98,19 @@ async def test_the_model_can_be_switched(prime: PrimeClient, llm: ScriptedLLMSer
     frames = await prime.turn(session_id, "hi", model={"provider": "scripted", "id": "m1"})
     assert [f for f in frames if f["type"] == "model"] == []  # switched before the run's stream began
     assert json.loads(json.dumps(llm.requests[-1].body))["model"] == "m1"
+
+
+async def test_the_models_and_a_new_session_say_the_thinking_level_that_runs(
+    prime: PrimeClient, llm: ScriptedLLMServer, agent_dir: Path
+) -> None:
+    """Issue 31 item 3: the panel's picker said "off" while a new session on a reasoning model ran at
+    "medium": neither `chat/models` nor `chat/new` said which level a new session runs at."""
+    models = json.loads((agent_dir / "models.json").read_text())
+    models["providers"]["scripted"]["models"][0]["reasoning"] = True
+    (agent_dir / "models.json").write_text(json.dumps(models))
+    assert (await prime.get("chat/models"))["thinkingLevel"] == "medium"
+    made = await prime.post("chat/new", {})
+    assert (made["model"], made["thinkingLevel"]) == ({"provider": "scripted", "id": "m1"}, "medium")
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="thought")]))
+    await prime.turn(made["session"]["sessionId"], "hi")
+    assert "thinking" in json.loads(json.dumps(llm.requests[-1].body))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from kit.server import PrimeClient, kinds, text_of
 
@@ -108,7 +109,17 @@ async def test_new_sessions_are_listed_at_once_with_their_seed(prime: PrimeClien
 PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 
 
-async def test_images_travel_with_the_message(prime: PrimeClient, llm: ScriptedLLMServer) -> None:
+def _models(agent_dir: Path, **inputs: list[str]) -> None:
+    """The scripted provider's models, named with their inputs (as `models.json` declares them)."""
+    models = json.loads((agent_dir / "models.json").read_text())
+    models["providers"]["scripted"]["models"] = [
+        {"id": name, "input": kinds, "contextWindow": 100_000, "maxTokens": 4096} for name, kinds in inputs.items()
+    ]
+    (agent_dir / "models.json").write_text(json.dumps(models))
+
+
+async def test_images_travel_with_the_message(prime: PrimeClient, llm: ScriptedLLMServer, agent_dir: Path) -> None:
+    _models(agent_dir, m1=["text", "image"])
     session_id = await prime.new_session()
     llm.enqueue(ScriptedTurn(blocks=[Text(text="a pixel")]))
     image = {"mimeType": "image/png", "data": PIXEL}
@@ -116,3 +127,20 @@ async def test_images_travel_with_the_message(prime: PrimeClient, llm: ScriptedL
     user = (await prime.session(session_id))["messages"][0]
     assert user["parts"] == [{"type": "text", "text": "what is this?"}, {"type": "image", **image}]
     assert PIXEL in json.dumps(llm.requests[-1].body)
+
+
+async def test_a_model_without_image_input_gets_the_note_for_earlier_images(
+    prime: PrimeClient, llm: ScriptedLLMServer, agent_dir: Path
+) -> None:
+    """Issue 31 item 4: after a switch to a model without image input, the session's earlier images still
+    went to the provider (85 KB of image for a chat-completions model), where a `-p` run says "not shown"."""
+    _models(agent_dir, m1=["text", "image"], m2=["text"])
+    session_id = await prime.new_session()
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="a pixel")]), ScriptedTurn(blocks=[Text(text="text only")]))
+    await prime.turn(session_id, "what is this?", images=[{"mimeType": "image/png", "data": PIXEL}])
+    assert PIXEL in json.dumps(llm.requests[-1].body)
+    await prime.post("chat/model", {"sessionId": session_id, "model": {"provider": "scripted", "id": "m2"}})
+    await prime.turn(session_id, "and now?")
+    body = json.dumps(llm.requests[-1].body)
+    assert PIXEL not in body and '"image"' not in body
+    assert "[image 1: image/png, not shown: this model does not take images]" in body

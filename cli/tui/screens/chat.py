@@ -84,6 +84,8 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+c", "interrupt", "clear the editor, else abort the run, else (twice) quit", show=False),
         Binding("alt+up", "take_back", "take the last queued message back into the editor", show=False),
         Binding("ctrl+end", "jump_to_end", "back to the newest output (after scrolling up)", show=False, priority=True),
+        Binding("pageup", "scroll_transcript(-1)", "scroll the transcript a page up", show=False, priority=True),
+        Binding("pagedown", "scroll_transcript(1)", "scroll the transcript a page down", show=False, priority=True),
     ]
 
     class Connected(Message):
@@ -389,6 +391,10 @@ class ChatScreen(Screen[None]):
 
     def action_jump_to_end(self) -> None:
         self.conversation.jump_to_end()
+
+    def action_scroll_transcript(self, pages: int) -> None:
+        """PgUp/PgDn scroll the transcript, wherever the focus is (the editor keeps it)."""
+        self.conversation.scroll_pages(pages)
 
     def on_prompt_editor_external_edit(self, event: PromptEditor.ExternalEdit) -> None:
         """Ctrl+G: edit the prompt in `$VISUAL` / `$EDITOR`; the app steps aside while it runs."""

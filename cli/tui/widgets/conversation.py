@@ -71,6 +71,17 @@ class Conversation(VerticalScroll):
         if self.scrolled_up:
             self._set_behind(True)
 
+    def scroll_pages(self, pages: int) -> None:
+        """A page up (`pages` < 0: the transcript stops following new output) or down; a page down that
+        reaches the end follows new output again, as Ctrl+End does."""
+        if pages < 0:
+            self.release_anchor()
+            self.scroll_page_up(animate=False)
+        elif self.scroll_y + self.scrollable_content_region.height >= self.max_scroll_y:
+            self.jump_to_end()
+        else:
+            self.scroll_page_down(animate=False)
+
     def jump_to_end(self) -> None:
         self.scrolled_up = False
         self.anchor()

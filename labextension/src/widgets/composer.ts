@@ -40,7 +40,7 @@ export class Composer extends Widget {
     this.modelPicker.title = 'Model';
     this.thinkingPicker.title = 'Thinking level';
     this.modelPicker.addEventListener('change', () => this.pickModel());
-    this.thinkingPicker.addEventListener('change', () => this.pickModel());
+    this.thinkingPicker.addEventListener('change', () => this.pickThinking());
     this.send = button({ label: 'Send', title: 'Send (Enter)', className: 'jp-PrimeComposer-send jp-mod-accept', onClick: () => this.submit('prompt') });
     this.stop = button({ icon: stopIcon, label: 'Stop', title: 'Stop the run (Escape)', className: 'jp-PrimeComposer-stop', onClick: () => void controller.abort() });
     const controls = h('div', 'jp-PrimeComposer-controls');
@@ -106,7 +106,7 @@ export class Composer extends Widget {
     const current = controller.currentModel();
     const fallback = controller.defaultModel();
     const onDefault = controller.onDefaultModel();
-    const level = controller.state.thinkingLevel ?? controller.pendingThinking ?? 'off';
+    const level = controller.currentThinking();
     const key = `${refText(ref)}:${refText(fallback)}:${onDefault}:${level}:${controller.modelsError}`;
     if (!force && models === this.modelsShown && key === this.modelKey) {
       return;
@@ -133,6 +133,15 @@ export class Composer extends Widget {
     const levels = current?.reasoning ? current.thinkingLevels ?? ['off'] : ['off'];
     this.thinkingPicker.replaceChildren(...levels.map(l => option(l, `thinking: ${l}`, l === level)));
     this.thinkingPicker.disabled = levels.length < 2;
+  }
+
+  /** A thinking level for the model shown (on the server's default, that model stays the default). */
+  private pickThinking(): void {
+    if (this.modelPicker.value === DEFAULT_CHOICE && this.thinkingPicker.value) {
+      void this.controller.setThinking(this.thinkingPicker.value);
+    } else {
+      this.pickModel();
+    }
   }
 
   private pickModel(): void {

@@ -106,19 +106,24 @@ def encoded_messages(
     convert: Callable[[MessageData], Wire],
     settle: Callable[[], Wire],
     mark: Mark | None = None,
+    *,
+    images: bool = True,
 ) -> list[bytes] | None:
     """The wire messages of `history`, encoded (the prefix kept under `key`, then one part per new wire
     message), with the cache point `mark` puts, if any; the history keeps what it can reuse.
 
     `convert` gives the wire messages of one cleaned message; `settle` those it still holds back, at
     a quiet point and at the end, after which it holds nothing (the module docstring). None when a
-    message cannot be UTF-8 (a lone surrogate): the caller then builds the body whole.
+    message cannot be UTF-8 (a lone surrogate): the caller then builds the body whole. `images`: whether
+    the model takes images; a prefix encoded for the other kind of model is not reused (a session that
+    switched to a model without images would send the images its prefix holds).
     """
+    key = key if images else f"{key}:no-images"
     prefix = prefix_of(history, key)
     parts: list[bytes] = []  # the wire messages after the prefix
     users: list[bool] = []  # which of them are of the `user` role
     kept, count = (prefix.count, 0), prefix.count
-    normalizer = Normalizer()
+    normalizer = Normalizer(images)
 
     def add(wire: Wire) -> None:
         for message in wire:

@@ -5,7 +5,9 @@ It works on the messages' JSON form (`ai.data`), as every converter does:
 - assistant messages that failed (`stopReason == "error"`) are left out: they were retried or reported;
 - an aborted assistant message keeps its text but loses unfinished tool calls;
 - every remaining tool call gets a result (a synthetic error result when the run was interrupted), and
-  results without a call are dropped, because every provider rejects either mismatch.
+  results without a call are dropped, because every provider rejects either mismatch;
+- for a model that does not take images, each image (of a user message or a tool result, sent before
+  the session switched models) becomes the note a tool's output gives it (`models.image_not_shown`).
 
 The data is never changed in place: a message that needs cleaning is copied.
 """
@@ -18,10 +20,13 @@ from collections.abc import Iterable, Iterator
 from prime_jupyter.ai.data import (
     AssistantContentData,
     AssistantMessageData,
+    ImageContentData,
     MessageData,
+    TextContentData,
     ToolCallData,
     ToolResultMessageData,
 )
+from prime_jupyter.ai.models import image_not_shown
 from prime_jupyter.ai.types import StopReason
 
 __all__ = ["INTERRUPTED_RESULT", "Normalizer", "normalize_messages", "safe_tool_id"]
@@ -38,13 +43,14 @@ def safe_tool_id(call_id: str, limit: int = 64) -> str:
     return cleaned[:limit] or "call"
 
 
-def normalize_messages(messages: Iterable[MessageData]) -> Iterator[MessageData]:
-    """The cleaned conversation (see the module docstring), one message at a time.
+def normalize_messages(messages: Iterable[MessageData], images: bool = True) -> Iterator[MessageData]:
+    """The cleaned conversation (see the module docstring), one message at a time; `images`: whether the
+    model takes images.
 
     A generator, so that a provider converts each message while it is still in the CPU's caches: on a
     long history that is a fifth of the conversion time.
     """
-    normalizer = Normalizer()
+    normalizer = Normalizer(images)
     for message in messages:
         yield from normalizer.push(message)
     yield from normalizer.finish()
@@ -57,10 +63,11 @@ class Normalizer:
     the messages before were fed to this normalizer: a fresh one can take over there.
     """
 
-    __slots__ = ("_pending",)
+    __slots__ = ("_images", "_pending")
 
-    def __init__(self) -> None:
+    def __init__(self, images: bool = True) -> None:
         self._pending: dict[str, ToolCallData] = {}  # the latest assistant message's calls still waiting
+        self._images = images
 
     @property
     def quiet(self) -> bool:
@@ -69,6 +76,8 @@ class Normalizer:
     def push(self, message: MessageData) -> list[MessageData]:
         """What `message` adds to the cleaned conversation (the results of interrupted calls first)."""
         pending = self._pending
+        if not self._images and message["role"] != "assistant":
+            message = _without_images(message)
         if message["role"] == "toolResult":
             return [message] if pending.pop(message["toolCallId"], None) is not None else []
         out: list[MessageData] = _interrupted(pending) if pending else []  # type: ignore[assignment]
@@ -86,6 +95,23 @@ class Normalizer:
     def finish(self) -> list[ToolResultMessageData]:
         """The results of the calls still waiting (interrupted): the end of the cleaned conversation."""
         return _interrupted(self._pending)
+
+
+def _without_images(message: MessageData) -> MessageData:
+    """`message` (user or tool result) with each image replaced by its note; itself when it has none."""
+    content = message.get("content")
+    if isinstance(content, str) or not content or all(block["type"] != "image" for block in content):
+        return message
+    blocks: list[TextContentData | ImageContentData] = []
+    number = 0
+    for block in content:
+        if block["type"] == "image":
+            number += 1
+            blocks.append({"type": "text", "text": image_not_shown(f"image {number}: {block['mimeType']}")})
+        else:
+            blocks.append(block)  # type: ignore[arg-type]
+    copy: MessageData = {**message, "content": blocks}  # type: ignore[assignment]
+    return copy
 
 
 def _clean_assistant(message: AssistantMessageData) -> AssistantMessageData | None:

@@ -66,7 +66,7 @@ async def stream_provider(model: Model, context: Context, options: StreamOptions
 
 def build_request(model: Model, context: Context, options: StreamOptions) -> Json:
     """The request body, built from scratch."""
-    return _body(model, context, options, _messages(context.messages))
+    return _body(model, context, options, _messages(context.messages, model.accepts_images))
 
 
 def encode_messages_once(model: Model, context: Context, options: StreamOptions) -> Body:
@@ -74,7 +74,9 @@ def encode_messages_once(model: Model, context: Context, options: StreamOptions)
     (`_encoded`)."""
     if isinstance(context.messages, History):
         wire = _Wire()
-        messages = encoded_messages(context.messages, _MEMO, wire.convert, wire.settle, _marked)
+        messages = encoded_messages(
+            context.messages, _MEMO, wire.convert, wire.settle, _marked, images=model.accepts_images
+        )
         if messages is not None:
             return with_messages(encode_body(_body(model, context, options, [])), messages)
     return encode_body(build_request(model, context, options))
@@ -110,10 +112,10 @@ def _body(model: Model, context: Context, options: StreamOptions, messages: list
     return body
 
 
-def _messages(messages: Sequence[Message]) -> list[JsonValue]:
+def _messages(messages: Sequence[Message], images: bool) -> list[JsonValue]:
     out: list[JsonValue] = []
     wire = _Wire()
-    for message in normalize_messages(messages_data(messages)):
+    for message in normalize_messages(messages_data(messages), images):
         out += wire.convert(message)
     out += wire.settle()
     _mark_cache_point(out)

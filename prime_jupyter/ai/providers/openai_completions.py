@@ -77,7 +77,7 @@ async def _stream(
 def build_request(model: Model, context: Context, options: StreamOptions, usage: bool = True) -> Json:
     """The request body, built from scratch (without `stream_options` unless `usage`)."""
     messages: list[JsonValue] = [_system(context.system_prompt)] if context.system_prompt else []
-    messages.extend(_messages(context.messages))
+    messages.extend(_messages(context.messages, model.accepts_images))
     return _body(model, context, options, messages, usage)
 
 
@@ -86,7 +86,7 @@ def encode_messages_once(model: Model, context: Context, options: StreamOptions,
     (`_encoded`)."""
     if isinstance(context.messages, History):
         wire = _Wire()
-        messages = encoded_messages(context.messages, _MEMO, wire.convert, wire.settle)
+        messages = encoded_messages(context.messages, _MEMO, wire.convert, wire.settle, images=model.accepts_images)
         if messages is not None:
             try:
                 system = [encode_part(_system(context.system_prompt))] if context.system_prompt else []
@@ -123,11 +123,11 @@ def _body(model: Model, context: Context, options: StreamOptions, messages: list
     return body
 
 
-def _messages(messages: Sequence[Message]) -> list[JsonValue]:
+def _messages(messages: Sequence[Message], images: bool) -> list[JsonValue]:
     out: list[JsonValue] = []
     wire = _Wire()
     convert = wire.convert
-    for message in normalize_messages(messages_data(messages)):
+    for message in normalize_messages(messages_data(messages), images):
         out += convert(message)
     out += wire.settle()
     return out

@@ -40,14 +40,14 @@ async def stream_provider(model: Model, context: Context, options: StreamOptions
 
 def build_request(model: Model, context: Context, options: StreamOptions) -> Json:
     """The request body, built from scratch."""
-    return _body(model, context, options, _input(context.messages))
+    return _body(model, context, options, _input(context.messages, model.accepts_images))
 
 
 def encode_messages_once(model: Model, context: Context, options: StreamOptions) -> Body:
     """`build_request`'s body, encoded (in pieces), with the messages of a `History` encoded once
     (`_encoded`)."""
     if isinstance(context.messages, History):
-        items = encoded_messages(context.messages, _MEMO, _items, _nothing)
+        items = encoded_messages(context.messages, _MEMO, _items, _nothing, images=model.accepts_images)
         if items is not None:
             return with_messages(encode_body(_body(model, context, options, [])), items, _EMPTY_INPUT)
     return encode_body(build_request(model, context, options))
@@ -87,9 +87,9 @@ def _body(model: Model, context: Context, options: StreamOptions, items: list[Js
     return body
 
 
-def _input(messages: Sequence[Message]) -> list[JsonValue]:
+def _input(messages: Sequence[Message], images: bool) -> list[JsonValue]:
     items: list[JsonValue] = []
-    for message in normalize_messages(messages_data(messages)):
+    for message in normalize_messages(messages_data(messages), images):
         items += _items(message)
     return items
 

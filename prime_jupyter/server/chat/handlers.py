@@ -15,6 +15,7 @@ from prime_jupyter.protocol.requests import (
     ChatNewResponse,
     ChatRequest,
     ImageInput,
+    ModelRef,
     OkResponse,
     QuestionAnswerRequest,
     SessionRequest,
@@ -49,7 +50,15 @@ class ChatNewHandler(PrimeHandler):
         request = self.parse(ChatNewRequest)
         level_of(request.thinking_level)
         live = await self.bridge.create(request, self.request_cwd(request.cwd))
-        self.reply(ChatNewResponse(session=live_summary(live), messages=await chat_messages(live)))
+        model = live.session.model
+        self.reply(
+            ChatNewResponse(
+                session=live_summary(live),
+                messages=await chat_messages(live),
+                model=ModelRef(provider=model.provider, id=model.id),
+                thinking_level=live.session.thinking_level,
+            )
+        )
 
 
 class ChatHandler(PrimeHandler):

@@ -328,23 +328,29 @@ class PrimeBridge:
 
     async def models(self, session_id: str | None) -> ModelsResponse:
         """The models; `current` is the open session's model, or (no session named) the model a new
-        session gets: what the panel's picker names as "Default (provider/id)"."""
+        session gets: what the panel's picker names as "Default (provider/id)"; `thinkingLevel` is the
+        level that one runs at, so the thinking picker shows what runs."""
         models = await asyncio.to_thread(_model_infos, self.config.agent_dir)
         live = self._live.get(session_id) if session_id else None
         if live is not None:
-            current: ModelRef | None = ModelRef(provider=live.session.model.provider, id=live.session.model.id)
-        else:
-            current = await asyncio.to_thread(self._default_model)
-        return ModelsResponse(models=models, current=current)
+            model = live.session.model
+            return ModelsResponse(
+                models=models,
+                current=ModelRef(provider=model.provider, id=model.id),
+                thinking_level=live.session.thinking_level,
+            )
+        current, level = await asyncio.to_thread(self._default_model)
+        return ModelsResponse(models=models, current=current, thinking_level=level)
 
-    def _default_model(self) -> ModelRef | None:
-        """What a new session in the root directory would use; a configured default that does not resolve
-        is still named as written (starting a session then says what is wrong with it)."""
+    def _default_model(self) -> tuple[ModelRef | None, ThinkingLevel | None]:
+        """What a new session in the root directory would use, and at which thinking level; a configured
+        default that does not resolve is still named as written (starting a session then says what is
+        wrong with it)."""
         try:
-            model = new_session_model(self.config.agent_dir, self.config.root_dir, self.config.default_model)
+            model, level = new_session_model(self.config.agent_dir, self.config.root_dir, self.config.default_model)
         except PrimeError:
-            return _as_written(self.config.default_model)
-        return ModelRef(provider=model.provider, id=model.id)
+            return _as_written(self.config.default_model), None
+        return ModelRef(provider=model.provider, id=model.id), level
 
     @staticmethod
     async def set_model(live: LiveSession, ref: ModelRef, level: ThinkingLevel | None) -> None:

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import { PANEL, PROMPT, WAIT, play } from './lab.mjs';
 
 const MODEL = `${PANEL} .jp-PrimeComposer-model`;
+const THINKING = `${PANEL} .jp-PrimeComposer-thinking`;
 const FAILED = `${PANEL} .jp-PrimeMessage.jp-mod-failed`;
 
 /** Wait for a rendezvous file the test writes (the pytest side restarts the server meanwhile). */
@@ -142,6 +143,69 @@ const scenarios = {
     await lab.newSession();
     const afterPick = (await api(lab, `chat/session?sessionId=${await lab.sessionId()}`)).model;
     return { restored, fresh, oldSession, typedSession, afterPick, picked: await pickerFacts(lab) };
+  },
+
+  /**
+   * Issue 31 item 3: on a reasoning model, the thinking picker names the level new sessions run at,
+   * before a session exists, once one is made and after its first answer.
+   */
+  async thinking(lab, { prompt, expect, again }) {
+    await lab.open();
+    await lab.ready();
+    const level = () => lab.page.locator(THINKING).evaluate(select => select.selectedOptions[0]?.textContent ?? null);
+    await lab.page.waitForFunction(sel => document.querySelector(sel)?.options.length > 1, THINKING);
+    const before = await level();
+    await lab.newSession();
+    const made = await level();
+    await lab.shot('25-thinking-level-of-a-new-session');
+    await lab.send(prompt);
+    await lab.waitForAnswer(expect);
+    await lab.idle();
+    const session = await api(lab, `chat/session?sessionId=${await lab.sessionId()}`);
+    const after = await level();
+    // Another level on the server's default model: the session runs at it, the picker keeps showing it.
+    await lab.page.selectOption(THINKING, { label: 'thinking: high' });
+    const route = `chat/session?sessionId=${await lab.sessionId()}`;
+    for (let tries = 0; (await api(lab, route)).thinkingLevel !== 'high'; tries++) {
+      if (tries > 100) {
+        throw new Error('the session did not switch to thinking: high');
+      }
+      await new Promise(resolve => setTimeout(resolve, 100));
+    }
+    await lab.send(again.prompt);
+    await lab.waitForAnswer(again.expect);
+    await lab.idle();
+    return { before, made, after, session: session.thinkingLevel, picked: await level() };
+  },
+
+  /**
+   * Issue 31 item 7: a typed-in model the server refuses: the picker goes back to what runs, the notice
+   * says why, and the next prompt and the next new session run on the model shown.
+   */
+  async 'refused-model'(lab, { first, typed, second, third }) {
+    await lab.open();
+    await lab.ready();
+    await lab.send(first.prompt);
+    await lab.waitForAnswer(first.expect);
+    await lab.idle();
+    await lab.page.selectOption(MODEL, { label: 'Other model…' });
+    await lab.page.waitForSelector('.jp-Dialog input');
+    await lab.page.fill('.jp-Dialog input', typed);
+    await lab.page.click('.jp-Dialog .jp-mod-accept');
+    const notice = `${PANEL} .jp-PrimeNotice.jp-mod-error .jp-PrimeNotice-text`;
+    await lab.page.waitForSelector(notice, { timeout: WAIT });
+    await lab.page.waitForFunction(sel => !document.querySelector('.jp-Dialog') && document.querySelector(sel), MODEL);
+    const refused = { notice: await lab.page.locator(notice).innerText(), picker: await pickerFacts(lab) };
+    await lab.shot('26-refused-model-picker-back');
+    await lab.send(second.prompt);
+    await lab.waitForAnswer(second.expect);
+    await lab.idle();
+    await lab.newSession();
+    const fresh = await pickerFacts(lab);
+    await lab.send(third.prompt);
+    await lab.waitForAnswer(third.expect);
+    await lab.idle();
+    return { refused, fresh };
   },
 
   /** Item 4: a broken models.json: the banner carries the server's exact error and the file's path. */

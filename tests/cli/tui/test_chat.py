@@ -210,6 +210,28 @@ async def test_scrolling_up_stops_following_and_shows_a_marker(
 
 
 @pytest.mark.asyncio
+async def test_page_up_and_down_scroll_the_transcript_from_the_editor(
+    connection: InProcessAgentConnection, llm: ScriptedLLMServer
+) -> None:
+    """Issue 31 item 10: PgUp/PgDn did not scroll the transcript (and /hotkeys listed no scrolling key)."""
+    from prime_jupyter.cli.tui.widgets.conversation import Conversation
+
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="\n\n".join(f"paragraph {i}" for i in range(80)))]))
+    app = app_on(connection)
+    async with app.run_test(size=SIZE) as pilot:
+        conversation = app.screen.query_one(Conversation)
+        await pilot.press(*"write a lot", "enter")
+        await until(pilot, lambda: "paragraph 79" in answers(app))
+        await until(pilot, lambda: conversation.max_scroll_y > 0 and conversation.scroll_y == conversation.max_scroll_y)
+        bottom = conversation.scroll_y
+        await pilot.press("pageup")
+        await until(pilot, lambda: conversation.scroll_y < bottom)
+        assert isinstance(app.focused, PromptEditor) and conversation.scrolled_up
+        await pilot.press("pagedown", "pagedown", "pagedown")
+        await until(pilot, lambda: conversation.scroll_y == conversation.max_scroll_y and not conversation.scrolled_up)
+
+
+@pytest.mark.asyncio
 async def test_at_completes_a_file_and_attaches_it(
     connection: InProcessAgentConnection, llm: ScriptedLLMServer, home: Path
 ) -> None:

@@ -95,3 +95,10 @@ def test_a_notebook_edit_shows_each_changed_cell_with_its_lines() -> None:
     assert "Inserted markdown cell c2\n+# Results" in text
     assert "Deleted code cell c3\n-old()" in text
     assert summary_of(CardData("notebook_edit", {"path": "a.ipynb", "edits": []})) == "a.ipynb"
+
+
+def test_a_question_card_is_summarised_by_its_question_while_its_arguments_stream() -> None:
+    """Issue 31 item 10: the `ask` card's summary was `{`, the first line of its streaming JSON."""
+    draft = '{\n  "question": "Drop the empty rows?\\nThere are 12",\n  "kind": "con'
+    assert summary_of(CardData("ask", {"…": draft}, status="pending")) == "Drop the empty rows?"
+    assert summary_of(CardData("ask", {"kind": "confirm", "question": "Keep it?"}, status="done")) == "Keep it?"

@@ -124,5 +124,6 @@ async def test_hotkeys_lists_the_bindings(connection: InProcessAgentConnection) 
         shown = console.export_text()
         for text in ("Ctrl+Q", "Alt+Enter", "fork a new session from here", "Ctrl+R", "Shift+Tab", "Esc"):
             assert text in shown
+        assert "scroll the transcript a page up" in shown and "scroll the transcript a page down" in shown
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, HotkeysScreen))
