@@ -33,6 +33,10 @@ export type PrimeJupyterWireProtocol =
   | SessionSummary
   | SessionsResponse
   | SetModelRequest
+  | ProviderSetupRequest
+  | ProviderStatus
+  | ProviderTestResponse
+  | ProvidersResponse
   | AttachSnapshot
   | ConnectionState
   | KernelState
@@ -1022,6 +1026,35 @@ export interface SetModelRequest {
   sessionId: string;
   model: ModelRef;
   thinkingLevel?: string | null;
+}
+export interface ProviderSetupRequest {
+  kind: 'anthropic' | 'openai' | 'openai-compatible';
+  provider?: string | null;
+  key?: string | null;
+  baseUrl?: string | null;
+  model?: string | null;
+  makeDefault?: boolean;
+}
+export interface ProviderStatus {
+  provider: string;
+  kind: 'anthropic' | 'openai' | 'openai-compatible';
+  keySet: boolean;
+  keySource?: string | null;
+  keyFromEnvironment?: boolean;
+  baseUrl?: string | null;
+  models?: string[];
+}
+export interface ProviderTestResponse {
+  ok: boolean;
+  model: ModelRef;
+  answer?: string | null;
+  error?: string | null;
+}
+export interface ProvidersResponse {
+  providers: ProviderStatus[];
+  defaultModel?: ModelRef | null;
+  editable?: boolean;
+  agentDir: string;
 }
 export interface MessagesResult {
   messages: (UserMessage | AssistantMessage | ToolResultMessage)[];

@@ -5,7 +5,9 @@ The agent dir is `~/.prime/agent` unless `PRIME_AGENT_DIR` moves it. `auth.json`
 `models.json` declares custom providers in the seed system's format:
 `{"providers": {"<name>": {"baseUrl", "api", "apiKey", "models": [{"id", "name"?, "reasoning"?, "input"?,
 "contextWindow"?, "maxTokens"?, "cost"?}]}}}`. A custom provider's `apiKey` may name an environment
-variable; its value is used when that variable is set.
+variable; its value is used when that variable is set. An entry named after a built-in provider
+(`anthropic`, `openai`) with no `models` only moves that provider's built-in models to its `baseUrl` (a
+proxy or gateway, as `ANTHROPIC_BASE_URL` does); with `models` it replaces them.
 """
 
 from __future__ import annotations
@@ -251,6 +253,24 @@ class ModelRegistry:
         os.chmod(tmp, 0o600)
         os.replace(tmp, self.auth_path)
 
+    def save_provider(self, name: str, provider: dict[str, object] | None) -> None:
+        """Set (None: remove) the entry `name` of models.json's `providers`, keeping every other entry and key;
+        atomic. This registry does not change: `load` again for the file's view."""
+        data = read_json_object(self.models_path, 'a JSON object ({"providers": {...}})')
+        providers = data.get("providers")
+        if not isinstance(providers, dict):
+            providers = data["providers"] = {}
+        if provider is None:
+            if providers.pop(name, None) is None:
+                return
+        else:
+            _CustomProvider.model_validate(provider)  # what the file will hold must load
+            providers[name] = provider
+        self.directory.mkdir(parents=True, exist_ok=True)
+        tmp = self.models_path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        os.replace(tmp, self.models_path)
+
     def _auth_raw(self) -> dict[str, object]:
         return read_json_object(self.auth_path, "a JSON object of provider -> key")
 
@@ -272,6 +292,12 @@ class ModelRegistry:
         except ValidationError as exc:
             raise ConfigError(f"{self.models_path} is invalid: {_first_error(exc)}") from exc
         for name, provider in parsed.providers.items():
+            if name in ENV_API_KEYS and not provider.models:
+                self.models = [
+                    m.model_copy(update={"base_url": provider.base_url}) if m.provider == name else m
+                    for m in self.models
+                ]
+                continue
             self.custom_keys[name] = provider.api_key
             self.models = [m for m in self.models if m.provider != name]
             self.models.extend(_custom_model(name, provider, m) for m in provider.models)

@@ -22,7 +22,7 @@ from typing import Any, TypeAlias
 from pydantic import JsonValue, TypeAdapter
 from pydantic.json_schema import JsonSchemaMode
 
-from prime_jupyter.protocol import chat_commands, connection_routes, requests, shell, snapshot
+from prime_jupyter.protocol import chat_commands, connection_routes, providers, requests, shell, snapshot
 from prime_jupyter.protocol.commands import Command
 from prime_jupyter.protocol.frames import ChatFrame
 from prime_jupyter.protocol.hydration import LiveRun
@@ -54,6 +54,7 @@ ROOTS: dict[str, Any] = {
     "Command": Command,
     "ConnectionOutbound": connection_routes.ConnectionOutbound,
     **{name: getattr(requests, name) for name in requests.__all__},
+    **{name: getattr(providers, name) for name in providers.__all__ if name != "ProviderKind"},
     **_connection_roots(),
     **{name: getattr(connection_routes, name) for name in connection_routes.__all__ if not name.isupper()},
     **{name: getattr(shell, name) for name in shell.__all__ if not name.isupper()},

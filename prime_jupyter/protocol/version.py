@@ -32,6 +32,7 @@ __all__ = [
     "CAP_IMAGES",
     "CAP_KERNEL_CONTROL",
     "CAP_PERMISSIONS",
+    "CAP_PROVIDER_SETUP",
     "CAP_QUESTIONS",
     "CAP_REASONING",
     "CAP_RUN",
@@ -49,7 +50,7 @@ __all__ = [
 ]
 
 PROTOCOL_VERSION = 1
-SCHEMA_REVISION = 11
+SCHEMA_REVISION = 12
 
 CAP_REASONING = "reasoning"
 """Thinking is forwarded as `reasoning-delta` frames and `reasoning` parts."""
@@ -96,6 +97,10 @@ CAP_PERMISSIONS = "permissions"
 `text`. An older server ignores `permissionMode` and runs every tool: clients check this before relying
 on a mode."""
 
+CAP_PROVIDER_SETUP = "provider-setup"
+"""`GET`/`POST chat/providers` and `POST chat/providers/test`: the provider form (`protocol/providers.py`).
+An older server answers Jupyter's 404: clients check this before offering the form."""
+
 CAPABILITIES: tuple[str, ...] = (
     CAP_REASONING,
     CAP_TOOL_INPUT_STREAMING,
@@ -112,6 +117,7 @@ CAPABILITIES: tuple[str, ...] = (
     CAP_SHELL_EVENTS,
     CAP_NOTEBOOK_SESSIONS,
     CAP_PERMISSIONS,
+    CAP_PROVIDER_SETUP,
 )
 """Everything this version of the server offers."""
 
@@ -128,6 +134,8 @@ REVISIONS: dict[int, str] = {
     10: "permission modes: permissionMode on ChatNewRequest, AttachRequest and RunRequest; set_permission_mode; "
     "ConnectionState.permissionMode and allowedPermissionModes; SelectAnswer.text (capability permissions)",
     11: "ChatNewResponse.model and thinkingLevel; ModelsResponse.thinkingLevel (optional fields)",
+    12: "chat/providers and chat/providers/test: ProvidersResponse, ProviderSetupRequest, ProviderTestResponse "
+    "(capability provider-setup)",
 }
 SCHEMA_FINGERPRINTS: dict[int, str] = {
     1: "c23c2796b12e",
@@ -141,6 +149,7 @@ SCHEMA_FINGERPRINTS: dict[int, str] = {
     9: "045da13fc623",
     10: "db1e983d0706",
     11: "7382355ab58d",
+    12: "75dd28e438e4",
 }
 """`schema.schema_fingerprint()` of each revision's exported schema."""
 

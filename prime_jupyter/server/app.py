@@ -94,6 +94,13 @@ class PrimeApp(ExtensionApp):
         help="Permission modes sessions may use (e.g. ['ask', 'plan'] forbids 'auto'); asking for another "
         "answers 403 naming these.",
     )
+    provider_setup = Bool(
+        True,
+        config=True,
+        help="Let users set up a provider from JupyterLab (the panel's provider form: a key stored in the agent"
+        " dir's auth.json, a base URL or a local server in models.json, the default model). Off: the form is"
+        " read-only and saving answers 403, for servers whose administrator supplies the providers.",
+    )
     max_body_bytes = Int(32 * 1024 * 1024, config=True, help="Largest request body accepted (413 above it).")
     tune_process_memory = Bool(
         False,
@@ -125,6 +132,7 @@ class PrimeApp(ExtensionApp):
             default_permission_mode=self.default_permission_mode,
             allowed_permission_modes=tuple(self.allowed_permission_modes),
             tune_process_memory=self.tune_process_memory,
+            provider_setup=self.provider_setup,
         )
 
     def bridge(self) -> PrimeBridge:

@@ -61,6 +61,8 @@ class BridgeConfig:
     """Whether the extension may set the server process's collector and allocator (`gc_policy`,
     `heap_policy`): the server is shared with the user's other extensions, so only an administrator
     who opts in (`c.PrimeApp.tune_process_memory`) has it changed."""
+    provider_setup: bool = True
+    """Whether users may save a provider's key, URL and default model from the browser (`chat/providers`)."""
 
     @property
     def confined_to(self) -> Path | None:

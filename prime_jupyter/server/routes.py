@@ -11,6 +11,7 @@ from prime_jupyter.server.chat.handlers import (
     ChatQuestionHandler,
     ChatSessionHandler,
 )
+from prime_jupyter.server.chat.providers import ChatProvidersHandler, ChatProviderTestHandler
 from prime_jupyter.server.chat.sessions import (
     ChatCommandHandler,
     ChatModelHandler,
@@ -39,6 +40,8 @@ def chat_routes() -> list[Route]:
         ("chat/models", ChatModelsHandler),
         ("chat/model", ChatModelHandler),
         ("chat/command", ChatCommandHandler),
+        ("chat/providers", ChatProvidersHandler),
+        ("chat/providers/test", ChatProviderTestHandler),
     ]
     return [(API_PREFIX + path, handler) for path, handler in table]
 
