@@ -20,6 +20,9 @@ import type {
   ErrorBody,
   InfoResponse,
   ModelsResponse,
+  ProviderSetupRequest,
+  ProviderTestResponse,
+  ProvidersResponse,
   QueueResult,
   QuestionAnswerRequest,
   SessionSummary,
@@ -162,6 +165,21 @@ export class PrimeClient {
   /** The models; `current` is the session's model (without `sessionId`: the model a new session gets). */
   models(sessionId?: string | null): Promise<ModelsResponse> {
     return this.json<ModelsResponse>('chat/models', {}, sessionId ? { sessionId } : {});
+  }
+
+  /** The providers, whether each has a key and where it comes from (never the key itself). */
+  providers(): Promise<ProvidersResponse> {
+    return this.json<ProvidersResponse>('chat/providers');
+  }
+
+  /** Save the provider form (the key goes to the server's auth.json and never comes back). */
+  saveProvider(request: ProviderSetupRequest): Promise<ProvidersResponse> {
+    return this.post<ProvidersResponse>('chat/providers', request);
+  }
+
+  /** One small request with the form's values; nothing is saved. */
+  testProvider(request: ProviderSetupRequest): Promise<ProviderTestResponse> {
+    return this.post<ProviderTestResponse>('chat/providers/test', request);
   }
 
   async setModel(request: SetModelRequest): Promise<void> {

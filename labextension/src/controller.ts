@@ -40,6 +40,9 @@ const NOTEBOOK_SESSIONS = 'notebook-sessions';
 /** The server capability that lets `chat/command export` write notebooks (`protocol/version.py`). */
 export const EXPORT_IPYNB = 'export-ipynb';
 
+/** The server capability of the provider form's routes (`chat/providers`, `protocol/version.py`). */
+export const PROVIDER_SETUP = 'provider-setup';
+
 /** The frames read from `POST chat`'s response (SSE carries the conversation). */
 const REFUSAL: ReadonlySet<ChatFrame['type']> = new Set(['error']);
 
@@ -409,6 +412,21 @@ export class ChatController extends SessionView {
     if (model) {
       await this.switchSession(model, level);
     }
+  }
+
+  /** Whether the server has the provider form (capability `provider-setup`). */
+  get canSetUpProviders(): boolean {
+    return this.handshake?.kind === 'ok' && this.handshake.info.capabilities.includes(PROVIDER_SETUP);
+  }
+
+  /**
+   * After the provider form saved a default model: read the models again and use the new default in the
+   * open session and new ones (a model picked earlier in this browser had no key, or is not the default
+   * the user just chose).
+   */
+  async providerSaved(): Promise<void> {
+    await this.refreshModels();
+    await this.useDefaultModel();
   }
 
   /** Forget this browser's pick: new sessions (and the open one) use the server's default. */

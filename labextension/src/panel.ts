@@ -4,7 +4,7 @@
  * and holds no state of its own beyond what is open or closed.
  */
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
-import { addIcon, consoleIcon, launchIcon, listIcon } from '@jupyterlab/ui-components';
+import { addIcon, consoleIcon, launchIcon, listIcon, settingsIcon } from '@jupyterlab/ui-components';
 import { Panel, Widget } from '@lumino/widgets';
 
 import type { ChatController } from './controller';
@@ -15,6 +15,7 @@ import type { IJupyterActions, IPanelContext } from './widgets/context';
 import { Composer } from './widgets/composer';
 import { button, h } from './widgets/dom';
 import { MessageList } from './widgets/messagelist';
+import { ProviderForm } from './widgets/providers';
 import { SessionList } from './widgets/sessions';
 import { ShellRunsView } from './widgets/shellruns';
 import { Banner, Footer, LooseQuestions, Notices, QueueView } from './widgets/status';
@@ -35,6 +36,8 @@ export class PrimePanel extends Panel {
   private readonly consoleButton: HTMLButtonElement;
   private readonly sessions: SessionList;
   private readonly banner: Banner;
+  private readonly providerForm: ProviderForm;
+  private readonly providersButton: HTMLButtonElement;
   private readonly messages: MessageList;
   private readonly shells: ShellRunsView;
   private readonly questions: LooseQuestions;
@@ -53,6 +56,12 @@ export class PrimePanel extends Panel {
       actions: options.actions,
       toggled: new Map()
     };
+    this.providersButton = button({
+      icon: settingsIcon,
+      title: 'Providers and keys',
+      className: 'jp-PrimePanel-providers',
+      onClick: () => this.toggleProviders()
+    });
     this.consoleButton = button({
       icon: consoleIcon,
       title: "Open the agent's kernel in a console",
@@ -67,13 +76,15 @@ export class PrimePanel extends Panel {
     this.addWidget(this.header(options));
     this.sessions = new SessionList(this.controller, () => this.toggleSessions(false));
     this.sessions.hide();
-    this.banner = new Banner(this.controller);
+    this.banner = new Banner(this.controller, () => this.toggleProviders(true));
+    this.providerForm = new ProviderForm(this.controller, () => this.toggleProviders(false));
+    this.providerForm.hide();
     this.messages = new MessageList(context);
     this.shells = new ShellRunsView(() => void this.controller.stopShell());
     this.questions = new LooseQuestions(this.controller);
     this.notices = new Notices(this.controller);
     this.composer = new Composer(this.controller);
-    for (const widget of [this.sessions, this.banner, this.messages, this.shells, this.questions, this.notices, this.queue, this.composer, this.footer]) {
+    for (const widget of [this.sessions, this.banner, this.providerForm, this.messages, this.shells, this.questions, this.notices, this.queue, this.composer, this.footer]) {
       this.addWidget(widget);
     }
     this.controller.changed.connect(this.render, this);
@@ -95,12 +106,21 @@ export class PrimePanel extends Panel {
     }
   }
 
+  /** Show or hide the provider form (reading the providers again when it opens). */
+  toggleProviders(open = this.providerForm.isHidden): void {
+    this.providerForm.setHidden(!open);
+    if (open) {
+      void this.providerForm.load();
+    }
+  }
+
   private header(options: IPrimePanelOptions): Widget {
     const node = h('div', 'jp-PrimePanel-header');
     const buttons = [
       button({ icon: listIcon, title: 'Sessions', className: 'jp-PrimePanel-sessionsButton', onClick: () => this.toggleSessions() }),
       button({ icon: addIcon, title: 'New session', className: 'jp-PrimePanel-new', onClick: () => void this.controller.newSession() }),
-      this.consoleButton
+      this.consoleButton,
+      this.providersButton
     ];
     if (options.openInMainArea) {
       buttons.push(button({ icon: launchIcon, title: 'Open in the main area', onClick: options.openInMainArea }));
@@ -118,6 +138,7 @@ export class PrimePanel extends Panel {
     this.connection.title = `Live updates: ${controller.streamStatus}`;
     this.node.dataset.running = String(controller.running);
     this.consoleButton.disabled = controller.kernelId() === null;
+    this.providersButton.hidden = !controller.canSetUpProviders;
     this.sessions.render(controller.sessions, state.sessionId);
     this.banner.render();
     this.messages.render(state);

@@ -19,8 +19,17 @@ export const NO_PROVIDER_MESSAGE =
   '`jupyter lab` and restart it, store a key in ~/.prime/agent/auth.json, or declare a local ' +
   'OpenAI-compatible server (Ollama, vLLM) in ~/.prime/agent/models.json.';
 
+/** The same, where the panel can set one up itself (capability `provider-setup`). */
+export const NO_PROVIDER_SETUP_MESSAGE =
+  'No LLM provider is configured yet. Set one up here (Anthropic, OpenAI, or a local OpenAI-compatible ' +
+  'server such as Ollama or vLLM), or set ANTHROPIC_API_KEY or OPENAI_API_KEY before starting `jupyter lab`.';
+
 export class Banner extends Widget {
-  constructor(private readonly controller: ChatController) {
+  /** `onSetUp` opens the provider form (offered when no provider is configured and the server has it). */
+  constructor(
+    private readonly controller: ChatController,
+    private readonly onSetUp: () => void = () => undefined
+  ) {
     super();
     this.addClass('jp-PrimeBanner');
   }
@@ -29,6 +38,7 @@ export class Banner extends Widget {
     const handshake = this.controller.handshake;
     let text: string | null = null;
     let level = 'warning';
+    let setUp = false;
     if (handshake === null) {
       text = 'Connecting to the prime_jupyter server extension…';
       level = 'info';
@@ -38,7 +48,8 @@ export class Banner extends Widget {
       text = `The models cannot be read: ${this.controller.modelsError}. Fix the file, then press Retry.`;
       level = 'error';
     } else if (this.controller.models && !this.controller.models.models.some(m => m.available !== false)) {
-      text = NO_PROVIDER_MESSAGE;
+      setUp = this.controller.canSetUpProviders;
+      text = setUp ? NO_PROVIDER_SETUP_MESSAGE : NO_PROVIDER_MESSAGE;
     }
     this.node.hidden = text === null;
     this.node.dataset.level = level;
@@ -49,6 +60,8 @@ export class Banner extends Widget {
         nodes.push(button({ label: 'Retry', title: 'Check the server extension again', onClick: () => void this.controller.start() }));
       } else if (this.controller.modelsError) {
         nodes.push(button({ label: 'Retry', title: 'Read the models again', onClick: () => void this.controller.refreshModels() }));
+      } else if (setUp) {
+        nodes.push(button({ label: 'Set up a provider', title: 'Pick a provider, paste a key, test it', className: 'jp-PrimeBanner-setUp', onClick: this.onSetUp }));
       }
       this.node.replaceChildren(...nodes);
     }
