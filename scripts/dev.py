@@ -282,7 +282,8 @@ def _provider_hint() -> str | None:
     if (agent_dir / "auth.json").exists() or (agent_dir / "models.json").exists():
         return None
     return (
-        "No LLM provider configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY, "
+        "No LLM provider configured: open the Prime panel (the star in the left sidebar) and press "
+        "'Set up a provider', or set ANTHROPIC_API_KEY or OPENAI_API_KEY before starting, "
         f"or add keys to {agent_dir / 'auth.json'} (custom models: {agent_dir / 'models.json'})."
     )
 

@@ -111,3 +111,13 @@ def test_the_provider_hint_comes_again_after_the_servers_urls(tmp_path: Path) ->
     assert lines[-1] == HINT and urls, "\n".join(lines)
     assert not any(dev.URL_LINE.match(line) for line in rest.splitlines())  # nothing scrolls it away
     assert HINT not in rest and wrapper.returncode == 0
+
+
+def test_without_a_provider_the_hint_points_to_the_panels_form(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in dev.PROVIDER_KEYS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PRIME_AGENT_DIR", str(tmp_path))
+    hint = dev._provider_hint()
+    assert hint is not None and "'Set up a provider'" in hint and str(tmp_path / "auth.json") in hint
+    (tmp_path / "auth.json").write_text("{}")
+    assert dev._provider_hint() is None
