@@ -22,6 +22,7 @@ from collections.abc import Iterator, Mapping
 from itertools import chain
 from typing import TYPE_CHECKING
 
+from prime_jupyter._sse import SseDecoder
 from prime_jupyter.connection._endpoint import ServerEndpoint, error_reason, refusal
 from prime_jupyter.connection._plain_http import PlainResponse, plain_request, proxied, request_path
 from prime_jupyter.connection.door import ServerTarget, _endpoint, _model
@@ -62,7 +63,7 @@ class RemoteRun:
         self.capabilities: list[str] = []
         self._response = response
         self._pieces = response.pieces()
-        self._buffer = b""
+        self._decoder = SseDecoder()
         self._pending: list[str] = []
         self._ended = False
 
@@ -118,13 +119,7 @@ class RemoteRun:
 
     def _messages(self, piece: bytes) -> list[str]:
         """The data of every SSE message completed by `piece` (comments and ids dropped)."""
-        *complete, self._buffer = (self._buffer + piece).split(b"\n\n")
-        found = []
-        for message in complete:
-            data = [line[5:].removeprefix(b" ") for line in message.split(b"\n") if line.startswith(b"data:")]
-            if data:
-                found.append(b"\n".join(data).decode("utf-8", "replace"))
-        return found
+        return [message.data for message in self._decoder.feed(piece)]
 
     def _event(self, data: str) -> str | None:
         if data.startswith(SESSION_EVENT_PREFIX) and data.endswith("}"):

@@ -4,15 +4,15 @@ NDJSON: one JSON object per line, terminated by `"\\n"`. SSE: `id: <seq>` (when 
 <json>`, a blank line; `: heartbeat` comments keep idle connections open. JSON is written without
 ASCII escaping, so U+2028 and U+2029 travel raw inside strings: readers split on `"\\n"` only, never
 with `str.splitlines()` (which splits on them and would cut a frame in two; style.md rule 11). The
-decoders are incremental: feed them chunks as they arrive, complete lines come out.
+decoders are incremental: feed them chunks as they arrive, complete lines come out. The SSE decoder is
+the package's one (`prime_jupyter._sse`), named here too for the readers of our streams.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from pydantic import BaseModel
 
+from prime_jupyter._sse import SseDecoder, SseMessage
 from prime_jupyter.protocol.wire import dump_json
 
 __all__ = [
@@ -62,51 +62,3 @@ class NdjsonDecoder(_Lines):
         """The last line if the stream ended without a final `"\\n"`."""
         rest, self._buffer = self._buffer.rstrip(b"\r"), b""
         return [rest.decode()] if rest else []
-
-
-@dataclass(frozen=True, slots=True)
-class SseMessage:
-    data: str
-    id: str | None = None
-    event: str = "message"
-
-
-class SseDecoder:
-    """The event-stream format of the HTML spec, for our streams: fields `id`, `event`, `data` (joined
-    with `"\\n"` when repeated), comments skipped, a message dispatched at each blank line."""
-
-    def __init__(self) -> None:
-        self._lines = _Lines()
-        self._data: list[str] = []
-        self._id: str | None = None
-        self._event = "message"
-        self.last_event_id: str | None = None
-
-    def feed(self, chunk: bytes) -> list[SseMessage]:
-        """The messages that `chunk` completed."""
-        messages = (self._line(line) for line in self._lines.feed(chunk))
-        return [message for message in messages if message is not None]
-
-    def _line(self, line: str) -> SseMessage | None:
-        if not line:
-            return self._dispatch()
-        if line.startswith(":"):
-            return None
-        name, _, value = line.partition(":")
-        value = value.removeprefix(" ")
-        if name == "data":
-            self._data.append(value)
-        elif name == "id":
-            self._id = value
-        elif name == "event":
-            self._event = value
-        return None
-
-    def _dispatch(self) -> SseMessage | None:
-        data, event, event_id = self._data, self._event, self._id
-        self._data, self._event, self._id = [], "message", None
-        if event_id is not None:
-            self.last_event_id = event_id
-        if not data:
-            return None
-        return SseMessage(data="\n".join(data), id=event_id, event=event)

@@ -1,9 +1,10 @@
 """The providers' HTTP client: one `httpx.AsyncClient` per event loop, for POSTs whose answer streams.
 
 The providers encode their bodies themselves (`_request`, `_body`) and parse the SSE bytes themselves
-(`_sse`), so all they need of HTTP is one POST and its answer as bytes. The HTTP is httpx's (design.md
-D15), which the SDKs use too: a hand-written transport here had one 600 s timeout for connecting, for the
-answer and for each read, kept connections forever, in a pool without bound, and followed no redirect.
+(`prime_jupyter._sse`, the package's one decoder), so all they need of HTTP is one POST and its answer
+as bytes. The HTTP is httpx's (design.md D15), which the SDKs use too: a hand-written transport here had
+one 600 s timeout for connecting, for the answer and for each read, kept connections forever, in a pool
+without bound, and followed no redirect.
 
 - Timeouts: a connection within `connect_timeout_s` (`PRIME_CONNECT_TIMEOUT_S`, else 10 s), so a provider
   whose route is silently dropped fails fast and the loop's bounded retries end a run in about a minute;
@@ -343,3 +344,17 @@ def _why(exc: BaseException) -> str:
             return os.strerror(seen.errno) if seen.errno > 0 else str(seen.strerror)
         seen = seen.__cause__ or seen.__context__
     return str(exc) or type(exc).__name__
+
+
+async def drain(chunks: AsyncIterator[bytes], timeout_s: float = 1.0) -> None:
+    """Read a response to its end after the last event, so its connection can be reused. A server that
+    keeps the body open longer loses the connection instead (closing it is all that is left to do)."""
+
+    async def _read() -> None:
+        async for _ in chunks:
+            pass
+
+    try:
+        await asyncio.wait_for(_read(), timeout_s)
+    except (TimeoutError, Exception):
+        return

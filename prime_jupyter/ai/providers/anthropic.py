@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import JsonValue
 
+from prime_jupyter._sse import iter_sse
 from prime_jupyter.ai.data import (
     AssistantMessageData,
     ImageContentData,
@@ -28,10 +29,9 @@ from prime_jupyter.ai.data import (
 from prime_jupyter.ai.history import History, messages_data
 from prime_jupyter.ai.models import Model, anthropic_effort, anthropic_thinking_budget
 from prime_jupyter.ai.providers._body import Body
-from prime_jupyter.ai.providers._client import post_stream
+from prime_jupyter.ai.providers._client import drain, post_stream
 from prime_jupyter.ai.providers._encoded import EncodedPrefix, encoded_messages, with_messages
 from prime_jupyter.ai.providers._request import encode_body, encode_request
-from prime_jupyter.ai.providers._sse import drain, iter_sse
 from prime_jupyter.ai.providers._transform import normalize_messages, safe_tool_id
 from prime_jupyter.ai.types import Context, Message, TextContent, ThinkingContent
 
@@ -256,7 +256,8 @@ async def _consume(events: object, emit: Emitter) -> None:
     signatures: dict[int, str] = {}
     usage = emit.message.usage
     loads = json.loads
-    async for name, data in events:
+    async for message in events:
+        name, data = message.event, message.data
         if name == "content_block_delta":
             event = loads(data)
             delta = event["delta"]

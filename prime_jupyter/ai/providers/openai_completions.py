@@ -1,7 +1,7 @@
 """The `openai-completions` API (Chat Completions, `POST /chat/completions`), as the `openai` SDK speaks it.
 
 Also serves any OpenAI-compatible server by base URL (Ollama, vLLM, LM Studio, OpenRouter, Groq): their
-`reasoning_content`/`reasoning` deltas become thinking. The SSE body is read raw (see `_sse.py`). The
+`reasoning_content`/`reasoning` deltas become thinking. The SSE body is read raw (`prime_jupyter._sse`). The
 messages of a `History` are encoded once (`_encoded`): only a turn's new messages are converted.
 """
 
@@ -13,15 +13,16 @@ from typing import TYPE_CHECKING
 
 from pydantic import JsonValue
 
+from prime_jupyter._sse import iter_sse
 from prime_jupyter.ai.data import AssistantMessageData, ImageContentData, MessageData, UserContentData
 from prime_jupyter.ai.errors import ProviderStatusError
 from prime_jupyter.ai.history import History, messages_data
 from prime_jupyter.ai.models import Model, openai_reasoning_effort
 from prime_jupyter.ai.providers._body import Body
+from prime_jupyter.ai.providers._client import drain
 from prime_jupyter.ai.providers._encoded import NotEncodable, encode_part, encoded_messages, with_messages
 from prime_jupyter.ai.providers._openai_common import data_url, post, result_images, result_text
 from prime_jupyter.ai.providers._request import encode_body, encode_request
-from prime_jupyter.ai.providers._sse import drain, iter_sse
 from prime_jupyter.ai.providers._transform import normalize_messages
 from prime_jupyter.ai.types import Context, Message
 
@@ -248,7 +249,8 @@ async def _consume(chunks: object, emit: Emitter) -> None:
     blocks = _Blocks(emit)
     loads = json.loads
     complete = False
-    async for _, data in iter_sse(chunks):
+    async for message in iter_sse(chunks):
+        data = message.data
         if data == "[DONE]":
             complete = True
             break

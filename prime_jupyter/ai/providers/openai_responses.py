@@ -11,14 +11,15 @@ from typing import TYPE_CHECKING
 
 from pydantic import JsonValue
 
+from prime_jupyter._sse import iter_sse
 from prime_jupyter.ai.data import AssistantMessageData, MessageData, UserContentData
 from prime_jupyter.ai.history import History, messages_data
 from prime_jupyter.ai.models import Model, openai_reasoning_effort
 from prime_jupyter.ai.providers._body import Body
+from prime_jupyter.ai.providers._client import drain
 from prime_jupyter.ai.providers._encoded import encoded_messages, with_messages
 from prime_jupyter.ai.providers._openai_common import data_url, post, result_images, result_text
 from prime_jupyter.ai.providers._request import encode_body, encode_request
-from prime_jupyter.ai.providers._sse import drain, iter_sse
 from prime_jupyter.ai.providers._transform import normalize_messages
 from prime_jupyter.ai.types import Context, Message, TextContent, ToolCall
 
@@ -147,9 +148,9 @@ async def _consume(chunks: object, emit: Emitter) -> None:
     assert isinstance(chunks, AsyncIterable)
     items: dict[int, int] = {}  # output_index -> content index
     loads = json.loads
-    async for name, data in iter_sse(chunks):
-        event = loads(data)
-        kind = name or event.get("type", "")
+    async for message in iter_sse(chunks):
+        event = loads(message.data)
+        kind = event.get("type", "") if message.event == "message" else message.event
         if kind == "response.output_text.delta":
             emit.text_delta(_block(emit, items, event, "text"), event["delta"])
         elif kind == "response.reasoning_summary_text.delta":
