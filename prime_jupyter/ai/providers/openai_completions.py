@@ -249,8 +249,8 @@ async def _consume(chunks: object, emit: Emitter) -> None:
     blocks = _Blocks(emit)
     loads = json.loads
     complete = False
-    async for message in iter_sse(chunks):
-        data = message.data
+    async for sse in iter_sse(chunks):
+        data = sse.data
         if data == "[DONE]":
             complete = True
             break
