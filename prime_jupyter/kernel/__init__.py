@@ -15,7 +15,6 @@ jupyter_server only for typing. Modules:
     budget       the model's view: capped text parts, images
     images       which image the model gets, at what size
     helpers      kernel-side: edit, attach_image, %%bash, image previews (sent as source)
-    pngscale     kernel-side: pure-Python PNG downscaling (sent as source)
     bootstrap    the cell that loads the kernel-side modules
     reaper       last-resort kill of our kernel processes at exit
 """

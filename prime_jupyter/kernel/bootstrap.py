@@ -14,7 +14,7 @@ from pathlib import Path
 __all__ = ["KERNEL_MODULES", "bootstrap_code"]
 
 # kernel-side module name -> source file next to this one, in load order
-KERNEL_MODULES = {"_prime_pngscale": "pngscale.py", "_prime_helpers": "helpers.py"}
+KERNEL_MODULES = {"_prime_helpers": "helpers.py"}
 
 
 @functools.cache

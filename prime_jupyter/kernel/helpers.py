@@ -1,11 +1,12 @@
 """Helpers the agent uses from inside its kernel: `edit`, `attach_image`, `%%bash`, image previews.
 
 KERNEL-SIDE: the bootstrap cell sends this file's source to the kernel (so the kernel needs none of
-prime_jupyter's dependencies); it may import only the standard library, IPython, and `_prime_pngscale`
-(our `pngscale.py`, loaded the same way). In a kernel of the agent's own, `install(shell)` puts `edit`
+prime_jupyter's dependencies); it may import only the standard library and IPython (and Pillow, when
+the kernel has it). In a kernel of the agent's own, `install(shell)` puts `edit`
 and `attach_image` into the user namespace, replaces `%%bash` and hooks the display machinery so images
-larger than the model may see get a downscaled preview in their metadata (made with Pillow when the
-kernel has it, in pure Python for PNGs otherwise). The originals stay untouched for notebooks and the panel.
+larger than the model may see get a downscaled preview in their metadata, made with Pillow (which
+matplotlib brings; without it such an image is described as not downscaled). The originals stay
+untouched for notebooks and the panel.
 
 In the user's own notebook kernel (`%%prime`) nothing is installed: the kernel and its namespace are the
 user's (design.md D16). There the agent's code finds the helpers under one name, `__prime__`
@@ -192,9 +193,15 @@ def _convert_to_png(data: bytes) -> bytes:
 
 def _size(data: bytes, mime: str) -> tuple[int, int] | None:
     if mime == "image/png":
-        size: tuple[int, int] | None = _pngscale().png_size(data)
-        return size
+        return png_size(data)
     return jpeg_size(data)
+
+
+def png_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) from a PNG's IHDR chunk, or None when `data` is not a PNG."""
+    if len(data) < 24 or not data.startswith(b"\x89PNG\r\n\x1a\n") or data[12:16] != b"IHDR":
+        return None
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
 
 
 def jpeg_size(data: bytes) -> tuple[int, int] | None:
@@ -205,13 +212,6 @@ def jpeg_size(data: bytes) -> tuple[int, int] | None:
             return int.from_bytes(data[pos + 7 : pos + 9], "big"), int.from_bytes(data[pos + 5 : pos + 7], "big")
         pos += 2 + length
     return None
-
-
-def _pngscale() -> Any:
-    module = sys.modules.get("_prime_pngscale")
-    if module is None:  # imported on the host (tests), not bootstrapped into a kernel
-        from prime_jupyter.kernel import pngscale as module
-    return module
 
 
 # -- previews of large images ------------------------------------------------------------------------
@@ -261,27 +261,28 @@ def _preview(data: Any) -> dict[str, Any] | None:
     size, limit = _size(raw, mime), _settings["max_side"]
     if size is None or max(size) <= limit:
         return None
-    made = _downscale_with_pillow(raw, mime, limit)
-    if made is None and mime == "image/png":
-        made = _pngscale().downscale_png(raw, limit)
+    made, why = _downscale_with_pillow(raw, mime, limit)
     if made is None:
-        why = "Pillow is not installed in the kernel" if mime == "image/jpeg" else "it is too large"
         return {"unavailable": f"cannot downscale {size[0]}x{size[1]} {mime}: {why}"}
     small, width, height = made
     encoded = base64.b64encode(small).decode("ascii")
     return {"mimeType": mime, "data": encoded, "width": width, "height": height, "original": list(size)}
 
 
-def _downscale_with_pillow(raw: bytes, mime: str, limit: int) -> tuple[bytes, int, int] | None:
+def _downscale_with_pillow(raw: bytes, mime: str, limit: int) -> tuple[tuple[bytes, int, int] | None, str]:
+    """The image shrunk to fit `limit` (bytes, width, height), or None and why not."""
     try:
         Image = importlib.import_module("PIL.Image")
     except ImportError:
-        return None
-    image = Image.open(io.BytesIO(raw))
-    image.thumbnail((limit, limit))
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG" if mime == "image/png" else "JPEG", quality=85)
-    return buffer.getvalue(), image.width, image.height
+        return None, "Pillow is not installed in the kernel"
+    try:
+        image = Image.open(io.BytesIO(raw))
+        image.thumbnail((limit, limit))
+        buffer = io.BytesIO()
+        image.save(buffer, format="PNG" if mime == "image/png" else "JPEG", quality=85)
+    except Exception as exc:  # a broken image stays as it is, with the reason
+        return None, f"Pillow cannot read it ({exc})"
+    return (buffer.getvalue(), image.width, image.height), ""
 
 
 def _publish(data: dict[str, Any]) -> None:

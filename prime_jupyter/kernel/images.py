@@ -16,8 +16,7 @@ from pydantic import JsonValue
 
 from prime_jupyter.ai.models import image_not_shown
 from prime_jupyter.ai.types import ImageContent
-from prime_jupyter.kernel.helpers import PREVIEW_KEY, jpeg_size
-from prime_jupyter.kernel.pngscale import png_size
+from prime_jupyter.kernel.helpers import PREVIEW_KEY, jpeg_size, png_size
 
 __all__ = ["MAX_IMAGE_SIDE", "ModelImage", "image_size", "model_image"]
 

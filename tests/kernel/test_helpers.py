@@ -6,11 +6,11 @@ import base64
 from pathlib import Path
 
 import pytest
+from kit.images import png
 from kit.kernels import status_of, text_of, tool_runner
 
 from prime_jupyter.ai.types import ImageContent
 from prime_jupyter.kernel.helpers import DIFF_MIME
-from prime_jupyter.kernel.pngscale import encode_png
 from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -57,7 +57,7 @@ async def test_edit_keeps_crlf_line_endings(shared: IpythonKernelProvisioner, tm
 
 async def test_attach_image_shows_the_model_a_png_file(shared: IpythonKernelProvisioner, tmp_path: Path) -> None:
     target = tmp_path / "pic.png"
-    target.write_bytes(encode_png([b"\xff\x00\x00" * 4] * 3, 4, 3, 3))
+    target.write_bytes(png(4, 3, "red"))
     result = await tool_runner(shared)(f"attach_image({str(target)!r})")
     image = result.content[1]
     assert isinstance(image, ImageContent) and base64.b64decode(image.data) == target.read_bytes()

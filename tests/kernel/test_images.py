@@ -2,13 +2,14 @@ from __future__ import annotations
 
 import base64
 
+from kit.images import png
+
 from prime_jupyter.kernel.helpers import PREVIEW_KEY, jpeg_size
 from prime_jupyter.kernel.images import image_size, model_image
-from prime_jupyter.kernel.pngscale import encode_png
 
 
 def _png_b64(width: int, height: int) -> str:
-    return base64.b64encode(encode_png([bytes(width)] * height, width, height, 1)).decode()
+    return base64.b64encode(png(width, height)).decode()
 
 
 def _jpeg_header(width: int, height: int) -> bytes:
@@ -54,3 +55,15 @@ def test_an_image_beyond_provider_limits_is_left_out() -> None:
 
 def test_bundles_without_images_are_not_images() -> None:
     assert model_image({"text/plain": "x"}, {}, number=1, accepts_images=True) is None
+
+
+def test_the_kernels_preview_is_made_with_pillow_and_a_broken_image_says_why() -> None:
+    from prime_jupyter.kernel import helpers
+
+    preview = helpers._preview({"image/png": base64.b64encode(png(3200, 100)).decode()})
+    assert preview is not None and (preview["width"], preview["height"], preview["original"]) == (1568, 49, [3200, 100])
+    assert helpers.png_size(base64.b64decode(preview["data"])) == (1568, 49)
+    broken = png(3200, 100)[:40]  # the header says 3200x100; the pixels are missing
+    made = helpers._preview({"image/png": base64.b64encode(broken).decode()})
+    assert made is not None
+    assert made["unavailable"].startswith("cannot downscale 3200x100 image/png: Pillow cannot read it")

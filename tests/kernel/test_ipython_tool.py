@@ -5,19 +5,17 @@ from __future__ import annotations
 import base64
 
 import pytest
+from kit.images import PNG_IN_THE_KERNEL
 from kit.kernels import status_of, text_of, tool_runner
 
 from prime_jupyter.agent.tool import AgentToolResult
 from prime_jupyter.ai.types import ImageContent
-from prime_jupyter.kernel.pngscale import png_size
+from prime_jupyter.kernel.helpers import png_size
 from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-SMALL_IMAGE = (
-    "import _prime_pngscale as p\nfrom IPython.display import Image\n"
-    "Image(data=p.encode_png([b'\\0' * 8] * 8, 8, 8, 1))"
-)
+SMALL_IMAGE = PNG_IN_THE_KERNEL + "Image(data=_png(8, 8))"
 
 
 def _outputs(result: AgentToolResult) -> list[dict[str, object]]:
@@ -85,10 +83,7 @@ async def test_streamed_updates_accumulate_while_the_code_runs(shared: IpythonKe
 
 
 async def test_large_images_are_downscaled_for_the_model(shared: IpythonKernelProvisioner) -> None:
-    code = (
-        "import _prime_pngscale as p\nfrom IPython.display import Image, display\n"
-        "display(Image(data=p.encode_png([bytes(range(256)) * 12] * 40, 3072, 40, 1)))"
-    )
+    code = PNG_IN_THE_KERNEL + "display(Image(data=_png(3072, 40)))"
     result = await tool_runner(shared)(code)
     image = result.content[1]
     assert isinstance(image, ImageContent)
