@@ -1,27 +1,22 @@
-"""Exporting a session: the transcript file itself (JSONL), a self-contained HTML page to share, or a
-notebook (`.ipynb`: prompts and answers as Markdown, `ipython` calls as code cells with their outputs)."""
+"""Exporting a session: the transcript file itself (JSONL), a notebook (`.ipynb`: prompts and answers as
+Markdown, `ipython` calls as code cells with their outputs), or that notebook as a self-contained HTML page
+to share, rendered by nbconvert (Jupyter's own converter: Markdown, code, tables, plots, as JupyterLab
+shows them) rather than by a renderer of our own."""
 
 from __future__ import annotations
 
-import html
 import json
 import shutil
 from pathlib import Path
 
-from prime_jupyter.ai.types import AssistantMessage, ImageContent, TextContent, ThinkingContent, ToolCall, UserMessage
+from pydantic import JsonValue
+
 from prime_jupyter.protocol.common import ExportFormat
 from prime_jupyter.runtime.notebook_export import session_notebook
 from prime_jupyter.runtime.views import branch_messages
 from prime_jupyter.sessions.manager import SessionManager
 
 __all__ = ["EXPORTS_FOLDER", "default_export", "export_session"]
-
-_STYLE = """body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
-.m{margin:1rem 0;padding:.6rem .9rem;border-radius:8px;white-space:pre-wrap}.user{background:#eef3ff}
-.assistant{background:#f7f7f7}.toolResult{background:#fbfbf0;font-family:monospace;font-size:13px}
-.error{border-left:4px solid #c33}.call{font-family:monospace;font-size:13px;color:#555}
-details{color:#666}h1{font-size:1.2rem}img{max-width:100%}"""
-
 
 _SUFFIXES: dict[ExportFormat, str] = {"html": ".html", "jsonl": ".jsonl", "ipynb": ".ipynb"}
 
@@ -68,36 +63,49 @@ def export_session(manager: SessionManager, fmt: ExportFormat, path: str | None 
 
 
 def _ipynb(manager: SessionManager) -> str:
+    return json.dumps(_notebook(manager), indent=1, ensure_ascii=False) + "\n"
+
+
+def _notebook(manager: SessionManager) -> dict[str, JsonValue]:
     messages, entry_ids = branch_messages(manager)
-    notebook = session_notebook(messages, entry_ids, session_id=manager.session_id)
-    return json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
+    return session_notebook(messages, entry_ids, session_id=manager.session_id)
 
 
 def _html(manager: SessionManager) -> str:
-    messages, _ = branch_messages(manager)
-    title = html.escape(manager.name or f"Session {manager.session_id}")
-    body = [f"<h1>{title}</h1><p>{html.escape(manager.cwd)}</p>"]
-    for message in messages:
-        failed = getattr(message, "is_error", False) or getattr(message, "stop_reason", "") == "error"
-        error = " error" if failed else ""
-        body.append(f'<div class="m {message.role}{error}">{_content(message)}</div>')
-    return f"<!doctype html><meta charset=utf-8><title>{title}</title><style>{_STYLE}</style>{''.join(body)}"
+    """The session's notebook as one HTML page (images embedded), in JupyterLab's look. What the user or the
+    model wrote is sanitized: a `<script>` in a prompt or an answer must not run in whoever opens the page."""
+    import nbformat  # imported when exporting: nbconvert costs a second at import
+    from nbconvert import HTMLExporter
+
+    notebook = nbformat.from_dict(_notebook(manager))  # type: ignore[no-untyped-call]
+    notebook.metadata["title"] = manager.name or f"Session {manager.session_id}"  # the page's <title>
+    exporter = HTMLExporter(  # type: ignore[no-untyped-call]
+        template_name="lab", embed_images=True, sanitize_html=True, filters={"clean_html": _clean}
+    )
+    page, _resources = exporter.from_notebook_node(notebook)
+    return str(page)
 
 
-def _content(message: object) -> str:
-    if isinstance(message, UserMessage) and isinstance(message.content, str):
-        return html.escape(message.content)
-    parts: list[str] = []
-    for block in getattr(message, "content", []):
-        if isinstance(block, TextContent):
-            parts.append(html.escape(block.text))
-        elif isinstance(block, ThinkingContent):
-            parts.append(f"<details><summary>thinking</summary>{html.escape(block.thinking)}</details>")
-        elif isinstance(block, ToolCall):
-            args = html.escape(json.dumps(block.arguments, indent=2, ensure_ascii=False))
-            parts.append(f'<div class="call">{html.escape(block.name)}({args})</div>')
-        elif isinstance(block, ImageContent):
-            parts.append(f'<img src="data:{block.mime_type};base64,{block.data}">')
-    if isinstance(message, AssistantMessage) and message.error_message:
-        parts.append(f"<p><b>Error:</b> {html.escape(message.error_message)}</p>")
-    return "".join(parts)
+_TAGS = frozenset(
+    "a abbr b blockquote br code del details div em h1 h2 h3 h4 h5 h6 hr i img kbd li ol p pre s span strong sub"
+    " summary sup table tbody td tfoot th thead tr ul".split()
+)
+"""What Markdown and outputs render to. nbconvert's own `clean_html` keeps too little (no paragraphs,
+headings, images or table heads) and escapes the rest into visible tags."""
+
+
+def _allowed(tag: str, name: str, value: str) -> bool:
+    if name in ("class", "title"):
+        return True
+    if tag == "a" and name == "href":
+        return value.startswith(("http://", "https://", "mailto:", "#"))
+    if tag == "img" and name == "src":
+        return value.startswith(("data:image/", "http://", "https://"))
+    return (tag, name) in {("img", "alt"), ("img", "width"), ("img", "height"), ("td", "align"), ("th", "align")}
+
+
+def _clean(element: object) -> str:
+    import bleach  # nbconvert's own sanitizer
+
+    text = element.decode() if isinstance(element, bytes) else str(element)
+    return str(bleach.clean(text, tags=_TAGS, attributes=_allowed, protocols={"http", "https", "mailto", "data"}))

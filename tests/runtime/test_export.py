@@ -57,3 +57,16 @@ def test_an_export_onto_the_transcript_itself_is_refused(tmp_path: Path) -> None
     with pytest.raises(ValueError, match="the session's transcript itself"):
         export_session(manager, "jsonl", str(manager.path))
     assert manager.path.read_bytes() == before  # type: ignore[union-attr]
+
+
+def test_the_html_page_is_the_sessions_notebook_rendered_by_nbconvert(tmp_path: Path) -> None:
+    """Issue 25: the page came from a renderer of our own (raw text, no Markdown); now nbconvert renders the
+    session's notebook: Markdown as HTML, the agent's code highlighted, its outputs, nothing executable."""
+    manager = SessionManager.create(tmp_path, tmp_path / "sessions")
+    manager.append_message(make_user("plot **x** <script>alert(1)</script>"))
+    manager.append_message(make_assistant("Here is `df.head()`:\n\n| a | b |\n|---|---|\n| 1 | 2 |"))
+    manager.append_session_info("Sales review")
+    page = export_session(manager, "html", str(tmp_path / "out.html")).read_text()
+    assert "<title>Sales review</title>" in page
+    assert "<p>plot <strong>x</strong> &lt;script&gt;" in page  # shown as text, never run
+    assert "<table>" in page and "<th>a</th>" in page and "<code>df.head()</code>" in page
