@@ -250,10 +250,25 @@ class AgentSession:
         try:
             await self._tell_namespace()
             await self._turns(prompts)
+            while queued := self._left_queued():
+                await self._turns(queued)
         except Exception as exc:  # a run ends with an answer or a reason, never silently
             self._stopped_by(exc)
             return
         self._plan_offer = offer_plan_exit(self, self._last_answer)
+
+    def _left_queued(self) -> list[Message]:
+        """A steering or follow-up message queued as the run ended: after the loop's last look at the queues,
+        while the run's end was being told (the kernel's namespace report) or the context compacted. The run
+        goes on with it rather than leaving it for the next prompt (`is_running` was true all along, so the
+        message was queued, not refused). Not after an abort or a failed answer: then the queue waits, as
+        abort promises."""
+        last = self._last_answer
+        if (self._controller is not None and self._controller.signal.aborted) or (
+            last is not None and last.stop_reason in ("error", "aborted")
+        ):
+            return []
+        return self._take(self.steering) or self._take(self.follow_ups)
 
     async def _tell_namespace(self) -> None:
         """Give the model the kernel's namespace when it changed since it was last given (`namespace_watch`)."""

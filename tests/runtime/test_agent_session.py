@@ -181,6 +181,54 @@ async def test_threshold_compaction_after_a_big_turn(tmp_path: Path, llm: Script
     await session.dispose()
 
 
+@pytest.mark.parametrize("behavior", ["follow_up", "steer"])
+@pytest.mark.asyncio
+async def test_a_message_queued_as_the_run_ends_is_delivered_in_that_run(
+    tmp_path: Path, llm: ScriptedLLMServer, behavior: str
+) -> None:
+    """Issue 25: the loop takes follow-ups one last time and ends, while the run goes on (threshold compaction
+    here): a message queued then waited for the next prompt. It is queued at the one moment that window is
+    sure to be open: when compaction starts, after the loop's last look at the queues."""
+    session = make_session(tmp_path, llm, compaction={"reserveTokens": 16384, "keepRecentTokens": 10})
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="small answer " * 30)]))
+    await session.prompt("hello there " * 30)
+    llm.enqueue(
+        ScriptedTurn(blocks=[Text(text="big")], usage=Usage(input=90_000, output=100)),
+        ScriptedTurn(blocks=[Text(text="the summary")]),
+        ScriptedTurn(blocks=[Text(text="about the late message")]),
+    )
+    kinds: list[str] = []
+
+    def listener(event: SessionEvent) -> None:
+        kinds.append(event.type)
+        if event.type == "compaction_start":
+            assert session.is_running
+            session.queue_message("a late message", None, behavior)
+
+    session.subscribe(listener)
+    await session.prompt("make it big")
+    assert not session.is_running and session.steering.items == [] and session.follow_ups.items == []
+    assert "a late message" in json.dumps(llm.requests[-1].body)
+    last = session.messages()[-1]
+    assert isinstance(last, AssistantMessage) and last.text() == "about the late message"
+    assert kinds.index("compaction_end") < kinds.index("agent_start", kinds.index("compaction_start"))
+    await session.dispose()
+
+
+@pytest.mark.asyncio
+async def test_a_message_queued_as_an_aborted_run_ends_waits_for_the_next_prompt(
+    tmp_path: Path, llm: ScriptedLLMServer
+) -> None:
+    session = make_session(tmp_path, llm)
+    llm.enqueue(ScriptedTurn(blocks=[bash("sleep 5")]))
+    run = await start_and_wait_for_tool(session, "start")
+    session.follow_up("after the abort")
+    await session.abort()
+    await run
+    assert [m.text() for m in session.follow_ups.items] == ["after the abort"] and len(llm.requests) == 1
+    await session.dispose()
+
+
 @pytest.mark.asyncio
 async def test_manual_compaction_and_model_changes_persist_and_resume(tmp_path: Path, llm: ScriptedLLMServer) -> None:
     session = make_session(tmp_path, llm, compaction={"keepRecentTokens": 10})

@@ -141,9 +141,7 @@ async def test_prompts_sent_as_the_chat_replaces_the_boot_screen_all_go_once_in_
     one reaches the model once, in order, whether the boot screen, the chat before its session opens, or
     the chat after took it. (It does not pin the Enter-just-before-the-swap window of `BootScreen.settle`.)"""
     monkeypatch.setenv("PRIME_AGENT_DIR", str(home))
-    # Answers take a model's time, so the run still goes when the last prompt comes: a message queued as
-    # a run ends, after its last look at the queue, waits for the next prompt (a known gap in the session).
-    answer = ScriptedTurn(blocks=[Text(text="Got it.", chunks=2)], chunk_delay_s=0.05)
+    answer = ScriptedTurn(blocks=[Text(text="Got it.", chunks=2)])
     app = launched(home)
     words: list[str] = []
     async with app.run_test(size=SIZE) as pilot:
