@@ -14,8 +14,10 @@ from pydantic.alias_generators import to_camel
 __all__ = [
     "ANTHROPIC_THINKING_BUDGETS",
     "BUILTIN_MODELS",
+    "CLOUD_PLATFORMS",
     "THINKING_LEVELS",
     "Api",
+    "CloudPlatform",
     "InputKind",
     "Model",
     "ModelCost",
@@ -38,6 +40,25 @@ ANTHROPIC_THINKING_BUDGETS: dict[ThinkingLevel, int] = {
     "medium": 8192,
     "high": 16384,
 }
+
+
+CLOUD_PLATFORMS = ("bedrock", "vertex", "azure")
+
+
+class CloudPlatform(BaseModel):
+    """Where a model runs when it runs on a cloud platform, reached through the provider's own SDK client
+    (`ai/providers/cloud.py`): its request signing and credential chain (AWS's, Google's, Azure's)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True, extra="forbid")
+    platform: Literal["bedrock", "vertex", "azure"]
+    region: str | None = None
+    """Bedrock: the AWS region (else `AWS_REGION`, the profile's); Vertex: the region (else `CLOUD_ML_REGION`)."""
+    profile: str | None = None
+    """Bedrock: a named profile of `~/.aws/config` (else the default credential chain)."""
+    project_id: str | None = None
+    """Vertex: the Google Cloud project (else `ANTHROPIC_VERTEX_PROJECT_ID`, the credentials')."""
+    api_version: str | None = None
+    """Azure: the `api-version` (else `OPENAI_API_VERSION`)."""
 
 
 class ModelCost(BaseModel):
@@ -64,6 +85,8 @@ class Model(BaseModel):
     cost: ModelCost = Field(default_factory=ModelCost)
     xhigh: bool = False  # whether the provider has a level above "high" for this model
     adaptive: bool = False  # Anthropic models that take `thinking: adaptive` + an effort, not a token budget
+    cloud: CloudPlatform | None = None
+    """Set for a model on Bedrock, Vertex AI or Azure OpenAI (`models.json` `cloud`)."""
 
     @property
     def key(self) -> str:

@@ -18,7 +18,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
 from prime_jupyter.ai.config_file import agent_dir, read_config, read_json_object
@@ -27,6 +27,7 @@ from prime_jupyter.ai.models import (
     BUILTIN_MODELS,
     THINKING_LEVELS,
     Api,
+    CloudPlatform,
     InputKind,
     Model,
     ModelCost,
@@ -58,10 +59,23 @@ class _CustomModel(_Custom):
 
 
 class _CustomProvider(_Custom):
-    base_url: str
+    base_url: str | None = None
     api: Api = "openai-completions"
     api_key: str | None = None
+    cloud: CloudPlatform | None = None
     models: list[_CustomModel] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _reachable(self) -> _CustomProvider:
+        if self.base_url is None and self.cloud is None:
+            raise ValueError('a provider needs a "baseUrl" (or "cloud" for Bedrock, Vertex AI or Azure)')
+        if self.cloud is not None:
+            wanted = "openai-completions" if self.cloud.platform == "azure" else "anthropic-messages"
+            if self.api != wanted:
+                raise ValueError(f'a provider on {self.cloud.platform} speaks "api": "{wanted}"')
+            if self.cloud.platform == "azure" and self.base_url is None:
+                raise ValueError('Azure needs "baseUrl": the resource\'s endpoint, https://NAME.openai.azure.com')
+        return self
 
 
 class _ModelsFile(_Custom):
@@ -152,6 +166,7 @@ class ModelRegistry:
             api=template.api,
             provider=provider,
             base_url=template.base_url,
+            cloud=template.cloud,
             reasoning=False,
             input=("text",),
             context_window=128_000,
@@ -292,7 +307,7 @@ class ModelRegistry:
         except ValidationError as exc:
             raise ConfigError(f"{self.models_path} is invalid: {_first_error(exc)}") from exc
         for name, provider in parsed.providers.items():
-            if name in ENV_API_KEYS and not provider.models:
+            if name in ENV_API_KEYS and not provider.models and provider.cloud is None:
                 self.models = [
                     m.model_copy(update={"base_url": provider.base_url}) if m.provider == name else m
                     for m in self.models
@@ -310,6 +325,7 @@ def _custom_model(provider_name: str, provider: _CustomProvider, model: _CustomM
         api=provider.api,
         provider=provider_name,
         base_url=provider.base_url,
+        cloud=provider.cloud,
         reasoning=model.reasoning,
         input=model.input,
         context_window=model.context_window,
@@ -321,4 +337,5 @@ def _custom_model(provider_name: str, provider: _CustomProvider, model: _CustomM
 def _first_error(exc: ValidationError) -> str:
     err = exc.errors()[0]
     where = ".".join(str(p) for p in err["loc"])
-    return f"{where}: {err['msg']}" if where else str(err["msg"])
+    message = str(err["msg"]).removeprefix("Value error, ")  # our own validators' words, as written
+    return f"{where}: {message}" if where else message

@@ -83,6 +83,10 @@ _PROVIDERS = {
 }
 
 
+_CLOUD = "prime_jupyter.ai.providers.cloud"
+"""Models on Bedrock, Vertex AI and Azure: the same APIs, sent through the SDKs' own clients."""
+
+
 class Emitter:
     """Builds the partial message and queues events. Providers call these in wire order."""
 
@@ -319,7 +323,7 @@ def stream(
     `on_event`, the events before the terminal one go to it and the stream yields only the terminal one."""
     if options.base_url is None and model.base_url:
         options.base_url = model.base_url
-    module = importlib.import_module(_PROVIDERS[model.api])
+    module = importlib.import_module(_CLOUD if model.cloud is not None else _PROVIDERS[model.api])
     provider: Provider = module.stream_provider
     return AssistantMessageEventStream(model, context, options, provider, on_event)
 

@@ -49,6 +49,7 @@ class RecordedRequest(BaseModel):
     api: RecordedApi
     method: str
     path: str
+    """As the request line gave it, query string included (Azure's `?api-version=`)."""
     headers: dict[str, str]
     body: JsonValue = None
     stream: bool = False

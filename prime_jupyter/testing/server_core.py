@@ -2,8 +2,9 @@
 
 `ScriptedServerCore` runs on the caller's event loop (the CLI); `ScriptedLLMServer` wraps it in a
 background thread for tests. Routes (with or without the `/v1` prefix): `POST /messages`,
-`POST /chat/completions`, `POST /responses`, `GET /models`; control routes `POST /_scripted/turns`
-(enqueue `{"turns": [...]}`) and `GET /_scripted/requests` (the records) are not recorded.
+`POST /chat/completions`, `POST /responses`, `GET /models`, and the cloud platforms' (`wire_cloud`: Bedrock,
+Vertex AI, Azure); control routes `POST /_scripted/turns` (enqueue `{"turns": [...]}`), `GET /_scripted/requests`
+(the records) and `POST /_scripted/oauth2/token` (tokens for Google's credential chain) are not recorded.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from prime_jupyter.testing.script import (
     StreamError,
 )
 from prime_jupyter.testing.wire_anthropic import AnthropicWire
+from prime_jupyter.testing.wire_cloud import cloud_route, token_reply
 from prime_jupyter.testing.wire_common import WireContext, WireFormat, dumps
 from prime_jupyter.testing.wire_openai_chat import OpenAIChatWire, openai_error_body
 from prime_jupyter.testing.wire_openai_responses import OpenAIResponsesWire
@@ -66,7 +68,7 @@ _MODELS = {
 
 
 def _route(path: str) -> str:
-    path = path.rstrip("/") or "/"
+    path = path.partition("?")[0].rstrip("/") or "/"
     return path[3:] if path.startswith("/v1/") else path
 
 
@@ -99,6 +101,8 @@ class ScriptedServerCore:
         """`on_stream_write` sees the bytes of every streamed chunk right before they are written (a
         benchmark stamps "the provider writes a delta" there)."""
         self.requests: list[RecordedRequest] = []
+        self.tokens_issued = 0
+        """Access tokens `POST /_scripted/oauth2/token` handed out (Google's credential chain asks it)."""
         self.base_url = ""
         self._turns: deque[ScriptedTurn] = deque(turns)
         self._on_record = on_record
@@ -166,21 +170,24 @@ class ScriptedServerCore:
         if path.startswith("/_scripted/"):
             return await self._control(request, path, writer)
         wire = _WIRES.get(path)
+        cloud = cloud_route(path) if wire is None else None
+        if cloud is not None:
+            wire = cloud.wire
         body = _parse_json(request.body)
         record = RecordedRequest(
             number=len(self.requests) + 1,
             api=self._api_name(request, path, wire),
             method=request.method,
-            path=request.path,
+            path=request.target,
             headers=request.headers,
             body=body,
-            stream=isinstance(body, dict) and body.get("stream") is True,
+            stream=cloud is not None or (isinstance(body, dict) and body.get("stream") is True),
             received_at=Stamp.now(),
             connection=connection,
         )
         self.requests.append(record)
         try:
-            return await self._respond(request, record, wire, writer)
+            return await self._respond(request, record, wire, writer, cloud.model if cloud is not None else None)
         finally:
             record.finished_at = Stamp.now()
             if record.outcome is None:
@@ -195,7 +202,12 @@ class ScriptedServerCore:
         return "models" if path == "/models" and request.method == "GET" else "unknown"
 
     async def _respond(
-        self, request: HttpRequest, record: RecordedRequest, wire: WireFormat | None, writer: asyncio.StreamWriter
+        self,
+        request: HttpRequest,
+        record: RecordedRequest,
+        wire: WireFormat | None,
+        writer: asyncio.StreamWriter,
+        path_model: str | None = None,
     ) -> bool:
         if record.api == "models":
             return await self._send(writer, record, 200, dumps(_MODELS).encode(), "completed")
@@ -225,7 +237,7 @@ class ScriptedServerCore:
             return await self._send(writer, record, 400, wire.context_overflow_body(fault), "http_error")
         if isinstance(fault, JsonAnswer):
             return await self._send(writer, record, 200, fault.body.encode(), "completed")
-        model = record.body.get("model")
+        model = path_model or record.body.get("model")
         ctx = WireContext(
             model=model if isinstance(model, str) else "scripted-model",
             request_number=record.number,
@@ -255,7 +267,7 @@ class ScriptedServerCore:
             events = events[: fault.after_events]
         elif isinstance(fault, StreamError):
             events = [*events[: fault.after_events], wire.stream_error(fault, ctx, fault.after_events)]
-        headers = self._headers(record, "text/event-stream; charset=utf-8", None)
+        headers = self._headers(record, getattr(wire, "content_type", "text/event-stream; charset=utf-8"), None)
         writer.write(head(200, {**headers, "cache-control": "no-cache", "transfer-encoding": "chunked"}))
         record.status = 200
         await writer.drain()
@@ -326,6 +338,9 @@ class ScriptedServerCore:
             self.enqueue(*script.turns)
             reply = {"queued": len(script.turns), "pending": self.pending}
             return await self._send(writer, None, 200, dumps(reply).encode(), "completed")
+        if request.method == "POST" and path == "/_scripted/oauth2/token":
+            self.tokens_issued += 1
+            return await self._send(writer, None, 200, token_reply(self.tokens_issued), "completed")
         if request.method == "GET" and path == "/_scripted/requests":
             records = [r.model_dump(mode="json") for r in self.requests]
             return await self._send(writer, None, 200, dumps(records).encode(), "completed")

@@ -64,6 +64,11 @@ class ScriptedLLMServer:
         """How many turns are still queued."""
         return self._core.pending
 
+    @property
+    def tokens_issued(self) -> int:
+        """How many access tokens `POST /_scripted/oauth2/token` handed out (to Google's credential chain)."""
+        return self._core.tokens_issued
+
     def enqueue(self, *turns: ScriptedTurn) -> None:
         """Append turns to the shared FIFO; safe from any thread."""
         self._core.enqueue(*turns)

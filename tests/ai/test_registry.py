@@ -89,7 +89,7 @@ def test_unknown_model_of_a_known_provider_gets_conservative_defaults(tmp_path: 
 
 def test_bad_models_json_says_where(tmp_path: Path) -> None:
     (tmp_path / "models.json").write_text('{"providers": {"x": {"api": "openai-completions"}}}')
-    with pytest.raises(ConfigError, match=r"models\.json is invalid: providers\.x\.baseUrl"):
+    with pytest.raises(ConfigError, match=r'models\.json is invalid: providers\.x: a provider needs a "baseUrl"'):
         ModelRegistry.load(tmp_path)
     (tmp_path / "models.json").write_text("{not json")
     with pytest.raises(ConfigError, match=r"models\.json"):

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING
 
 from pydantic import JsonValue
 
-from prime_jupyter._sse import iter_sse
+from prime_jupyter._sse import SseMessage, iter_sse
 from prime_jupyter.ai.data import (
     AssistantMessageData,
     ImageContentData,
@@ -38,7 +38,7 @@ from prime_jupyter.ai.types import Context, Message, TextContent, ThinkingConten
 if TYPE_CHECKING:
     from prime_jupyter.ai.stream import Emitter, StreamOptions
 
-__all__ = ["build_request", "encode_messages_once", "stream_provider"]
+__all__ = ["build_request", "consume", "encode_messages_once", "stream_provider"]
 
 _STOP = {"end_turn": "stop", "tool_use": "toolUse", "max_tokens": "length", "stop_sequence": "stop"}
 _TRANSIENT = {"overloaded_error", "api_error", "rate_limit_error", "timeout_error"}
@@ -60,7 +60,7 @@ async def stream_provider(model: Model, context: Context, options: StreamOptions
         emit.message.response_id = resp.headers.get("request-id")
         raw = resp.aiter_bytes()
         with emit.done_after():  # the body read to its end before the caller hears `done`
-            await _consume(iter_sse(raw), emit)
+            await consume(iter_sse(raw), emit)
             await drain(raw)
 
 
@@ -248,10 +248,8 @@ def _tool_result(message: ToolResultMessageData) -> Json:
     }
 
 
-async def _consume(events: object, emit: Emitter) -> None:
-    from collections.abc import AsyncIterator
-
-    assert isinstance(events, AsyncIterator)
+async def consume(events: AsyncIterator[SseMessage], emit: Emitter) -> None:
+    """Fold an answer's events (one SSE message each, named by their type) into `emit`."""
     blocks: dict[int, int] = {}
     signatures: dict[int, str] = {}
     usage = emit.message.usage

@@ -8,12 +8,12 @@ messages of a `History` are encoded once (`_encoded`): only a turn's new message
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import TYPE_CHECKING
 
 from pydantic import JsonValue
 
-from prime_jupyter._sse import iter_sse
+from prime_jupyter._sse import SseMessage, iter_sse
 from prime_jupyter.ai.data import AssistantMessageData, ImageContentData, MessageData, UserContentData
 from prime_jupyter.ai.errors import ProviderStatusError
 from prime_jupyter.ai.history import History, messages_data
@@ -29,7 +29,7 @@ from prime_jupyter.ai.types import Context, Message
 if TYPE_CHECKING:
     from prime_jupyter.ai.stream import Emitter, StreamOptions
 
-__all__ = ["build_request", "encode_messages_once", "stream_provider"]
+__all__ = ["build_request", "consume", "encode_messages_once", "stream_provider"]
 
 Json = dict[str, JsonValue]
 _STOP = {"stop": "stop", "length": "length", "tool_calls": "toolUse", "function_call": "toolUse"}
@@ -71,7 +71,7 @@ async def _stream(
         emit.start()
         raw = resp.aiter_bytes()
         with emit.done_after():  # the body read to its end before the caller hears `done`
-            await _consume(raw, emit)
+            await consume(iter_sse(raw), emit)
             await drain(raw)
 
 
@@ -242,14 +242,12 @@ class _Blocks:
         self.tools.clear()
 
 
-async def _consume(chunks: object, emit: Emitter) -> None:
-    from collections.abc import AsyncIterable
-
-    assert isinstance(chunks, AsyncIterable)
+async def consume(messages: AsyncIterator[SseMessage], emit: Emitter) -> None:
+    """Fold an answer's chunks (one SSE message each, `[DONE]` last) into `emit`."""
     blocks = _Blocks(emit)
     loads = json.loads
     complete = False
-    async for sse in iter_sse(chunks):
+    async for sse in messages:
         data = sse.data
         if data == "[DONE]":
             complete = True
