@@ -255,7 +255,7 @@ def _test_steps(pytest_args: Sequence[str]) -> list[tuple[str, list[str]]]:
         ("ruff format --check", [str(BIN / "ruff"), "format", "--check", "."]),
         ("mypy", [str(BIN / "mypy")]),
         ("panel unit tests (npm test)", ["npm", "test", "--prefix", str(LABEXT_SRC)]),
-        ("pytest", [PYTHON, "-m", "pytest", *pytest_args]),
+        ("pytest", [PYTHON, "-m", "pytest", "--durations=25", *pytest_args]),  # the 25 slowest tests, at the end
     ]
 
 

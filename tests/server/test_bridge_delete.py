@@ -8,14 +8,9 @@ so the session went on answering 200 with no file, and its kernel stayed alive.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 
 import pytest
 from kit.server import PrimeClient
-
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("prime_jupyter.tools.ipython") is None, reason="the ipython tool is not there yet"
-)
 
 
 async def poll(prime: PrimeClient, session_id: str, first: asyncio.Event, stop: asyncio.Event) -> list[int]:

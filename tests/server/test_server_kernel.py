@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
-
 import pytest
 from kit.server import PrimeClient
 
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
-
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("prime_jupyter.tools.ipython") is None, reason="the ipython tool is not there yet"
-)
 
 
 @pytest.mark.prime_settings(tools=["ipython"])
