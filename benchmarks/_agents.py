@@ -43,8 +43,9 @@ class Agent(Protocol):
         """Write a fresh agent dir at `home` whose only provider is the scripted server."""
         ...
 
-    def command(self, prompt: str, *, json_mode: bool, cont: bool) -> list[str]:
-        """The argv of one headless run (`-p`), in JSON mode or text mode, optionally continuing."""
+    def command(self, prompt: str, *, json_mode: bool, cont: bool, tools: str | None) -> list[str]:
+        """The argv of one headless run (`-p`), in JSON mode or text mode, optionally continuing, with these
+        tools (None: the agent's defaults; pi always has its own)."""
         ...
 
     def env(self, home: Path) -> dict[str, str]:
@@ -68,10 +69,10 @@ class OurAgent:
         (home / "models.json").write_text(_models_json(base_url))
         (home / "settings.json").write_text(json.dumps({"compaction": {"enabled": False}}))
 
-    def command(self, prompt: str, *, json_mode: bool, cont: bool) -> list[str]:
+    def command(self, prompt: str, *, json_mode: bool, cont: bool, tools: str | None) -> list[str]:
         bin_dir = Path(sys.executable).parent
         head = [str(bin_dir / "jupyter"), "prime"] if self.entry == "jupyter" else [str(bin_dir / "jupyter-prime")]
-        args = ["--model", f"{PROVIDER}/{MODEL}", "--tools", "bash,read,write,edit"]
+        args = ["--model", f"{PROVIDER}/{MODEL}", *(["--tools", tools] if tools else [])]
         return head + args + (["--mode", "json"] if json_mode else []) + (["-c"] if cont else []) + ["-p", prompt]
 
     def env(self, home: Path) -> dict[str, str]:
@@ -96,7 +97,7 @@ class PiAgent:
         settings = {"compaction": {"enabled": False}, "quietStartup": True}
         (home / "settings.json").write_text(json.dumps(settings))
 
-    def command(self, prompt: str, *, json_mode: bool, cont: bool) -> list[str]:
+    def command(self, prompt: str, *, json_mode: bool, cont: bool, tools: str | None) -> list[str]:
         args = [str(self.node), str(self.cli), "--provider", PROVIDER, "--model", MODEL]
         return args + (["--mode", "json"] if json_mode else []) + (["-c"] if cont else []) + ["-p", prompt]
 
@@ -169,7 +170,7 @@ class AttachAgent:
         }
         (self.agent_dir / "settings.json").write_text(json.dumps(settings))
 
-    def command(self, prompt: str, *, json_mode: bool, cont: bool) -> list[str]:
+    def command(self, prompt: str, *, json_mode: bool, cont: bool, tools: str | None) -> list[str]:
         if cont:
             raise ValueError("the attach agent does not continue sessions from a file")
         bin_dir = Path(sys.executable).parent

@@ -18,6 +18,7 @@ __all__ = [
     "delta_lines",
     "launch_s",
     "median_or_nan",
+    "pandas_script",
     "problem",
     "send_ms",
     "stream_rate",
@@ -55,6 +56,40 @@ def tool_task_script(model_time_s: float = 0.0) -> Script:
     ]
     last = ScriptedTurn(first_byte_delay_s=model_time_s, blocks=[Text(text="All ten steps are done.", chunks=6)])
     return Script(turns=[*turns, last])
+
+
+_DATA = (
+    "import pandas as pd, numpy as np; "
+    "df = pd.DataFrame({'a': np.arange(200_000), 'b': np.random.default_rng(0).normal(size=200_000)})"
+)
+_PANDAS_STEPS = [
+    "df['c'] = df.a * 2; df.shape",
+    "df.describe()",
+    "df.groupby(df.a % 10).b.mean()",
+    "df[df.b > 0].shape",
+    "df.sort_values('b').head()",
+    "df.to_csv('data.csv', index=False); len(df)",
+    "pd.read_csv('data.csv').shape",
+    "df.b.quantile([0.1, 0.5, 0.9])",
+    "df[['a', 'b']].corr()",
+    "df.b.rolling(100).mean().iloc[-1]",
+]
+
+
+def pandas_script(python: str | None = None) -> Script:
+    """Ten steps of data work on one frame, then an answer. With `python` (pi's way: its `bash` tool), each
+    step is a `python -c` that builds the frame again; without (ours), `ipython` calls in one kernel,
+    the first building the frame."""
+    turns = []
+    for i, step in enumerate(_PANDAS_STEPS):
+        if python is None:
+            call = ToolCall(name="ipython", arguments={"code": f"{_DATA}\n{step}" if i == 0 else step})
+        else:
+            head, _, tail = step.rpartition("; ")
+            body = f"{_DATA}; {head}; print({tail})" if head else f"{_DATA}; print({tail})"
+            call = ToolCall(name="bash", arguments={"command": f'{python} -c "{body}"'})
+        turns.append(ScriptedTurn(blocks=[Text(text=f"Step {i + 1}."), call]))
+    return Script(turns=[*turns, ScriptedTurn(blocks=[Text(text="The data work is done.")])])
 
 
 def stream_script() -> Script:

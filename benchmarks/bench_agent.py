@@ -28,6 +28,10 @@ Figures (median and min-max over the repetitions; the runs of the two agents alt
   on with cold caches and every step of its turn ran 1.5-2x slower, none of it depending on the
   history. With both waiting, the agent's steps cost the same at 10 and at 10,000 entries (stamped
   in process, 2026-12-02). The model time lies outside the gap, which starts at the response's end;
+- whole processes, spawn to exit, as a user's script waits for them: a short answer with the default tools
+  (ours: the `ipython` kernel among them, `short`), the same through `attach -p` (`attach-short`), and a
+  10-step pandas task (`pandas`: ours through `ipython` in one kernel, pi through `bash` running
+  `python -c` with this interpreter, each step building its frame again, as it must);
 - attach: `jupyter prime attach --mode json -p` to a warm Jupyter server (one started for the whole
   benchmark, found through its runtime dir, warmed by one run), running the 10-tool task in a new
   session of the server: launch -> first request and the task's wall time, against pi's fresh process.
@@ -67,6 +71,7 @@ from _cases import (
     answer_script,
     delta_lines,
     launch_s,
+    pandas_script,
     problem,
     send_ms,
     stream_rate,
@@ -95,6 +100,13 @@ class Case:
     cont: bool = False
     history: int = 0
     """Entries of the session a `cont` run continues (0: the `--entries` one)."""
+    tools: str | None = "bash,read,write,edit"
+    """Our agent's `--tools` (None: its defaults, the `ipython` kernel among them); pi has its own."""
+    pi_script: Script | None = None
+    """What the server plays to pi, when pi does the task another way (the pandas steps through `bash`)."""
+
+    def script_for(self, label: str) -> Script:
+        return self.pi_script if label == "pi" and self.pi_script is not None else self.script
 
 
 _MODEL_TIME_S = 0.1
@@ -111,8 +123,11 @@ CASES = [
     Case("gap-10", tool_task_script(_MODEL_TIME_S), "Do the ten steps.", cont=True, history=10),
     Case("gap-10k", tool_task_script(_MODEL_TIME_S), "Do the ten steps.", cont=True, history=10_000),
     Case("attach", tool_task_script(), "Do the ten steps."),
+    Case("short", answer_script(), "hi", tools=None),
+    Case("pandas", pandas_script(), "Do the data work.", tools="ipython", pi_script=pandas_script(sys.executable)),
+    Case("attach-short", answer_script(), "hi", tools=None),
 ]
-_ATTACH_CASES = {"attach"}
+_ATTACH_CASES = {"attach", "attach-short"}
 """The cases the attach agent runs (and the only ones: it cannot continue a session from a file)."""
 
 
@@ -143,6 +158,8 @@ class Bench:
         self.session_mb = 0.0
         for case in CASES:
             (scratch / f"{case.name}.json").write_text(case.script.model_dump_json())
+            if case.pi_script is not None:
+                (scratch / f"{case.name}.pi.json").write_text(case.pi_script.model_dump_json())
 
     def run(self, agent: Agent, case: Case) -> tuple[ChildRun, TapTimes] | None:
         """One run of `case` by `agent` in a fresh agent dir; None (reported) if it misbehaved."""
@@ -150,7 +167,8 @@ class Bench:
         shutil.rmtree(root, ignore_errors=True)
         home, work = root / "home", (root / "work").resolve()
         work.mkdir(parents=True)
-        server = TapServer(self.scratch / f"{case.name}.json", root)
+        own = agent.label == "pi" and case.pi_script is not None
+        server = TapServer(self.scratch / f"{case.name}{'.pi' if own else ''}.json", root)
         try:
             agent.configure(home, server.base_url)
             if case.cont:
@@ -159,11 +177,11 @@ class Bench:
                 size = session.write(path, str(work))
                 if not case.history:
                     self.session_mb = size / 1e6
-            argv = agent.command(case.prompt, json_mode=case.json_mode, cont=case.cont)
+            argv = agent.command(case.prompt, json_mode=case.json_mode, cont=case.cont, tools=case.tools)
             child = run_child(argv, work, agent.env(home), root / "stderr.txt")
         finally:
             taps = server.stop()
-        issue = problem(child, taps, len(case.script.turns), case.json_mode)
+        issue = problem(child, taps, len(case.script_for(agent.label).turns), case.json_mode)
         if issue is None and case.cont and not case.history and taps.request_bytes[0] < 1_000_000:
             issue = f"the first request has {taps.request_bytes[0]} bytes: the long session was not continued"
         if issue is not None:
@@ -196,6 +214,9 @@ class Bench:
             self.figures.add(f"send-{case.name}", label, *send_ms(taps))
             note += f", first request {taps.request_bytes[0] / 1e6:.2f} MB"
             note += f", gaps {' '.join(f'{g:.1f}' for g in gaps)} ms"
+        elif case.name in ("short", "attach-short", "pandas"):
+            figure = "wall-pandas" if case.name == "pandas" else "wall-short"
+            self.figures.add(figure, label, child.ended_at - child.spawned_at)
         elif case.name == "fresh":
             self._fresh_ms[label], self._fresh_rss[label] = launch_ms, rss
         elif case.name == "resume" and label in self._fresh_ms:
@@ -241,6 +262,9 @@ _TABLE: list[tuple[str, str, str, str, int, Target | None]] = [
     ("resume-launch", "ours", "resume: launch -> first request", "ms", 0, Target("ratio_max", 1.0)),
     ("resume", "ours", "resume cost per 1,000 entries", "ms", 1, Target("ratio_max", 0.5)),
     ("resume-rss", "ours", "resume extra peak RSS per 1,000 entries", "MB", 2, None),
+    ("wall-short", "ours", "short answer, default tools: spawn -> exit", "s", 2, Target("ratio_max", 0.8)),
+    ("wall-pandas", "ours", "10-step pandas task: spawn -> exit", "s", 2, Target("ratio_max", 0.3)),
+    ("wall-short", "attach", "attach -p, short answer: spawn -> exit", "s", 2, Target("ratio_max", 0.4)),
     ("launch", "attach", "attach: launch -> first request", "ms", 0, Target("ratio_max", 0.3)),
     ("wall-tools", "attach", "attach: 10-tool task, wall", "s", 2, Target("ratio_max", 0.5)),
     ("gap", "attach", "attach: per-turn gap - tool time", "ms", 2, None),
