@@ -21,9 +21,11 @@ from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 from pydantic import TypeAdapter
 
+from prime_jupyter.ai.registry import ENV_BASE_URLS
 from prime_jupyter.protocol.chat_commands import ChatCommandRequest
 from prime_jupyter.protocol.commands import Command
 from prime_jupyter.protocol.connection_routes import AttachRequest, CommandRequest, RunRequest, WaitRequest
+from prime_jupyter.protocol.providers import ProviderSetupRequest
 from prime_jupyter.protocol.requests import (
     ChatNewRequest,
     ChatRequest,
@@ -55,6 +57,8 @@ BODIES: dict[tuple[str, str], Any] = {
     ("POST", "connection/wait"): WaitRequest,
     ("POST", "connection/shell"): ShellRequest,  # never with the live session: it would run what it is sent
     ("POST", "connection/run"): RunRequest,  # a new session or an unknown one: never the live one
+    ("POST", "chat/providers"): ProviderSetupRequest,  # may change the default model: see the last test
+    ("POST", "chat/providers/test"): ProviderSetupRequest,  # the providers' own URLs are the scripted server's
 }
 """The request model of every route that reads a body (a new body route must be added here: see below)."""
 
@@ -64,6 +68,7 @@ QUERIES: dict[tuple[str, str], tuple[str, ...]] = {
     ("GET", "chat/session"): ("sessionId",),
     ("GET", "chat/sessions"): ("cwd",),
     ("GET", "chat/models"): ("sessionId",),
+    ("GET", "chat/providers"): (),
     ("GET", "connection/events"): ("sessionId", "cursor"),
 }
 """The query arguments of every route that reads none."""
@@ -236,7 +241,9 @@ queries = st.dictionaries(st.sampled_from(["sessionId", "cursor", "lastEventId",
 def jupyter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterProcess]:
     base = tmp_path_factory.mktemp("fuzz")
     (base / "root").mkdir()
-    with ScriptedLLMServer() as llm:
+    with ScriptedLLMServer() as llm, pytest.MonkeyPatch.context() as patch:
+        for variable in ENV_BASE_URLS.values():  # a provider test without a URL of its own asks the scripted server
+            patch.setenv(variable, llm.base_url)
         write_agent_dir(base / "agent", llm)
         with JupyterProcess(base / "agent", base / "root", base / "runtime", only_ours=True) as server:
             yield server
@@ -318,4 +325,6 @@ def test_no_query_makes_a_5xx(client: httpx.Client, session_id: str, verb: str, 
 def test_the_server_is_alive_and_serving_after_the_fuzzing(client: httpx.Client, session_id: str) -> None:
     assert client.get("info").status_code == 200
     assert client.get("chat/session", params={"sessionId": session_id}).status_code == 200
-    assert client.post("chat/new", json={}).status_code == 200
+    fuzzed_default = client.post("chat/new", json={})  # the fuzzed provider setup may have saved any default
+    assert fuzzed_default.status_code < 500, fuzzed_default.text
+    assert client.post("chat/new", json={"model": {"provider": "scripted", "id": "m1"}}).status_code == 200
