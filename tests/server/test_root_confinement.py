@@ -124,3 +124,46 @@ async def test_file_tools_in_a_server_session_stay_inside_the_root(
     ]
     inside = await tool_parts(prime, llm, [("write", {"path": "inside/ok.txt", "content": "fine"})])
     assert inside[0]["state"] == "output-available" and (jp_root_dir / "inside" / "ok.txt").read_text() == "fine"
+
+
+def _made_outside(agent_dir: Path, outside: Path) -> str:
+    """A session `jupyter prime` made in `outside` (same agent dir), with one exchange."""
+    from kit.sessions import make_assistant, make_user
+
+    from prime_jupyter.sessions.manager import SessionManager
+
+    manager = SessionManager.create(outside, agent_dir / "sessions")
+    manager.append_message(make_user("made in the terminal"))
+    manager.append_message(make_assistant("hello from outside"))
+    manager.flush_now()
+    return manager.session_id
+
+
+async def test_a_session_made_outside_the_root_is_neither_listed_nor_run(
+    prime: PrimeClient, agent_dir: Path, outside: Path
+) -> None:
+    """Issue 26: the server listed such a session and, opened from the panel, ran its kernel and tools in
+    the outside folder."""
+    session_id = _made_outside(agent_dir, outside)
+    inside = await prime.new_session()
+    listed = [s["sessionId"] for s in (await prime.get("chat/sessions"))["sessions"]]
+    assert inside in listed and session_id not in listed
+    for method, route, body in (
+        ("GET", f"chat/session?sessionId={session_id}", None),
+        ("POST", "chat", {"sessionId": session_id, "message": "run something"}),
+        ("POST", "connection/attach", {"sessionId": session_id, "clientProtocolVersion": PROTOCOL_VERSION}),
+    ):
+        code, reply = await prime.status(method, route, json.dumps(body).encode() if body else None)
+        assert code == 403, (route, code, reply)
+        assert f"works in {outside}, outside this server's root" in reply["message"]
+        assert f"jupyter prime -r {session_id}" in reply["message"] and "allow_outside_root" in reply["message"]
+    assert not list(outside.iterdir())  # nothing ran there
+
+
+@pytest.mark.prime(allow_outside_root=True)
+async def test_the_setting_lets_the_server_run_sessions_made_outside_the_root(
+    prime: PrimeClient, agent_dir: Path, outside: Path
+) -> None:
+    session_id = _made_outside(agent_dir, outside)
+    assert session_id in [s["sessionId"] for s in (await prime.get("chat/sessions"))["sessions"]]
+    assert (await prime.session(session_id))["session"]["cwd"] == str(outside)

@@ -22,7 +22,7 @@ from prime_jupyter import gc_policy
 from prime_jupyter.ai.models import ThinkingLevel
 from prime_jupyter.ai.registry import ModelRegistry, parse_model_ref
 from prime_jupyter.connection.in_process import InProcessAgentConnection
-from prime_jupyter.errors import PrimeError, SessionNotFoundError
+from prime_jupyter.errors import OutsideRootError, PrimeError, SessionNotFoundError
 from prime_jupyter.protocol.requests import (
     ChatNewRequest,
     ModelInfo,
@@ -162,6 +162,7 @@ class PrimeBridge:
             if session_id in self._deleting:
                 raise SessionNotFoundError(f"no session {session_id}: it is being deleted")
             info = await asyncio.to_thread(self._saved, session_id)
+            self._check_inside_root(info)
             manager = await asyncio.to_thread(_open_transcript, info.path, self.config.tune_process_memory)
             options = self._options(Path(manager.cwd), manager=manager)
             live = self._register(create_agent_session(options), options)
@@ -181,6 +182,31 @@ class PrimeBridge:
         session = create_agent_session(options)
         seed_session(session, request.seed_messages)
         return self._register(session, options)
+
+    def _check_inside_root(self, info: SessionInfo) -> None:
+        """A saved session works where it was started; a server runs only sessions inside its root (its
+        kernel and tools would otherwise start in a folder Jupyter's own routes refuse), unless
+        `allow_outside_root`. Sessions `jupyter prime` made elsewhere in the same agent dir stay the
+        terminal's."""
+        if not self._inside_root(info):
+            raise OutsideRootError(
+                f"session {info.id} works in {info.cwd}, outside this server's root {self.config.root_dir}: the "
+                f"server does not run it. Continue it there (cd {info.cwd} && jupyter prime -r {info.id}), or "
+                "start the server with c.PrimeApp.allow_outside_root = True"
+            )
+
+    def _inside_root(self, info: SessionInfo) -> bool:
+        root = self.config.confined_to
+        if root is None:
+            return True
+        try:
+            return Path(info.cwd).resolve().is_relative_to(root.resolve())
+        except (OSError, ValueError):
+            return False
+
+    def _runnable(self, cwd: str | None) -> list[SessionInfo]:
+        """The saved sessions (of `cwd`, if given) this server runs (blocking: call from a thread)."""
+        return [info for info in list_sessions(self.config.sessions_dir, cwd) if self._inside_root(info)]
 
     def _check_notebook(self, cwd: Path, path: str) -> None:
         """A `ToolError` (a 400 saying why) before any transcript is written, for a path outside the root
@@ -263,8 +289,9 @@ class PrimeBridge:
     # --- listing, renaming, deleting ------------------------------------------------------------
 
     async def summaries(self, cwd: str | None = None) -> list[SessionSummary]:
-        """Every session, newest first: live ones as they are now, the rest as saved."""
-        infos = await asyncio.to_thread(list_sessions, self.config.sessions_dir, cwd)
+        """Every session this server may run, newest first: live ones as they are now, the rest as saved
+        (not those working outside its root: `_check_inside_root`)."""
+        infos = await asyncio.to_thread(self._runnable, cwd)
         infos = [i for i in infos if i.id not in self._deleting]
         listed = [saved_summary(i, self._live[i.id].session) if i.id in self._live else saved_summary(i) for i in infos]
         return sorted(listed, key=lambda s: s.updated_at, reverse=True)
