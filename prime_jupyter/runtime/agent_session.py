@@ -26,6 +26,7 @@ from prime_jupyter.ai.types import AssistantMessage, ImageContent, Message, Text
 from prime_jupyter.errors import BusyError, PrimeError
 from prime_jupyter.protocol.events import (
     AgentEnd,
+    AgentStart,
     MessageEnd,
     MessageStart,
     ModelChanged,
@@ -122,6 +123,9 @@ class AgentSession:
         that replace this one in the same connection."""
         self.tool_policy = ToolPolicy(extensions, self.approvals)
         self._untold: list[ExtensionDiagnostic] = []
+        """Extension diagnostics not shown yet: those from before anyone listened, and those of a run
+        that has not sent `agent_start` (a `POST chat` stream begins there); told once it has."""
+        self._run_starting = False
         self._extensions_started: asyncio.Future[None] | None = None
         self._stop_hearing: Callable[[], None] | None = None
         if extensions is not None:
@@ -179,6 +183,13 @@ class AgentSession:
                 log.exception("session event listener failed on %s", event.type)
 
     def _on_loop_event(self, event: SessionEvent) -> None:
+        if isinstance(event, AgentStart) and self._run_starting:
+            self.emit(event)
+            self._run_starting = False
+            untold, self._untold = self._untold, []
+            for diagnostic in untold:
+                self.ui.notify(str(diagnostic), "error")
+            return
         if isinstance(event, MessageEnd):
             entry = self.manager.append_message(event.message)
             event = MessageEnd(event.message, entry.id)
@@ -265,6 +276,7 @@ class AgentSession:
     # --- the run --------------------------------------------------------------------------------
 
     async def _run(self, prompts: list[Message]) -> None:
+        self._run_starting = self.extensions is not None
         try:
             await self._before_prompt(prompts)
             await self._tell_namespace()
@@ -272,6 +284,8 @@ class AgentSession:
         except Exception as exc:  # a run ends with an answer or a reason, never silently
             self._stopped_by(exc)
             return
+        finally:
+            self._run_starting = False
         self._plan_offer = offer_plan_exit(self, self._last_answer)
 
     # --- extensions -----------------------------------------------------------------------------
@@ -286,21 +300,21 @@ class AgentSession:
         await asyncio.shield(self._extensions_started)
 
     async def _before_prompt(self, prompts: list[Message]) -> None:
-        """Tell what the extensions reported before anyone listened, then append the context their
-        `before_prompt` hooks add (the model reads it just before the prompt; no surface shows it)."""
+        """Append the context the extensions' `before_prompt` hooks add (the model reads it just before
+        the prompt; no surface shows it)."""
         if self.extensions is None:
             return
         await self.start_extensions()
-        untold, self._untold = self._untold, []
-        for diagnostic in untold:
-            self.ui.notify(str(diagnostic), "error")
         text = "\n".join(p.text() for p in prompts if isinstance(p, UserMessage))
         for context in await self.extensions.before_prompt(text):
             message = CustomMessage(custom_type=EXTENSION_CONTEXT, content=context, display=False)
             self.manager.append_message(message)
 
     def _tell_diagnostic(self, diagnostic: ExtensionDiagnostic) -> None:
-        self.ui.notify(str(diagnostic), "error")
+        if self._run_starting:
+            self._untold.append(diagnostic)
+        else:
+            self.ui.notify(str(diagnostic), "error")
 
     def notify(self, message: str, level: str = "info") -> None:
         """A notice on every surface of the session (an extension's `prime.notify`)."""

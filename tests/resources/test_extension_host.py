@@ -18,6 +18,7 @@ import pytest
 from prime_jupyter.connection.in_process import InProcessAgentConnection
 from prime_jupyter.protocol.events import Notify, QuestionAsked, SessionEvent
 from prime_jupyter.protocol.questions import SelectAnswer
+from prime_jupyter.resources.extensions import ExtensionHost
 from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.runtime.factory import SessionOptions, create_agent_session
 from prime_jupyter.runtime.permissions import PermissionMode
@@ -467,3 +468,14 @@ async def test_commands_and_shortcuts_are_listed_and_a_failing_command_is_report
     assert f"{tools}:{line_of(tools, '[][1]')}: extension 'tools' failed in command /explode" in events.notices()[2]
     assert host.commands() == []  # disabled
     await session.dispose()
+
+
+def test_the_readme_example_sets_up_cleanly(tmp_path: Path) -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    marker = "`.prime/agent/extensions/review.py`:\n\n```python\n"
+    source = readme[readme.index(marker) + len(marker) :].split("```", 1)[0]
+    extension(tmp_path / ".prime" / "agent" / "extensions", "review", source)
+    host = ExtensionHost.load(tmp_path / "agent", tmp_path)
+    assert host.diagnostics() == []
+    assert [t.name for t in host.tools()] == ["count_rows"] and [c.name for c in host.commands()] == ["ticket"]
+    host.detach()
