@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from prime_jupyter.ai.errors import ProviderHints
     from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
     from prime_jupyter.protocol.snapshot import RunningShell
-    from prime_jupyter.resources.extensions import ExtensionDiagnostic, ExtensionHost
+    from prime_jupyter.resources.extensions.host import ExtensionDiagnostic, ExtensionHost
     from prime_jupyter.runtime.namespace_watch import NamespaceWatch
     from prime_jupyter.runtime.shell import ShellRun
 

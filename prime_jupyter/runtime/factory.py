@@ -25,7 +25,7 @@ from prime_jupyter.sessions.manager import SessionManager
 if TYPE_CHECKING:
     from prime_jupyter.kernel.ops import KernelLauncher
     from prime_jupyter.notebooks.workspace import NotebookWorkspace
-    from prime_jupyter.resources.extensions import ExtensionHost
+    from prime_jupyter.resources.extensions.host import ExtensionHost
 
 __all__ = ["SessionOptions", "create_agent_session", "new_session_model", "sessions_dir"]
 
@@ -192,11 +192,13 @@ def _extensions(
     None when there are none to load."""
     if options.extensions is not None and options.extensions.cwd == workdir:
         return options.extensions
-    from prime_jupyter.resources.extensions import ExtensionHost, discover
+    from prime_jupyter.resources.extensions.loader import discover
 
     sources, missing = discover(home, workdir, tuple(configured or ()), options.policy_extensions)
     if not sources and not missing:
         return None
+    from prime_jupyter.resources.extensions.host import ExtensionHost
+
     return ExtensionHost.set_up(workdir, sources, missing, reserved)
 
 

@@ -14,13 +14,17 @@ Every block is a `permission_decision` entry in the transcript, as every approva
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import JsonValue
 
 from prime_jupyter.ai.abort import AbortSignal
 from prime_jupyter.ai.types import TextContent, ToolCall
 from prime_jupyter.protocol.events import ToolOutput
-from prime_jupyter.resources.extensions import ExtensionHost
 from prime_jupyter.runtime.approvals import Approvals
+
+if TYPE_CHECKING:
+    from prime_jupyter.resources.extensions.host import ExtensionHost
 
 __all__ = ["BLOCKED", "ToolPolicy"]
 

@@ -18,7 +18,7 @@ import pytest
 from prime_jupyter.connection.in_process import InProcessAgentConnection
 from prime_jupyter.protocol.events import Notify, QuestionAsked, SessionEvent
 from prime_jupyter.protocol.questions import SelectAnswer
-from prime_jupyter.resources.extensions import ExtensionHost
+from prime_jupyter.resources.extensions.host import ExtensionHost
 from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.runtime.factory import SessionOptions, create_agent_session
 from prime_jupyter.runtime.permissions import PermissionMode
