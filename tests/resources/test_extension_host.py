@@ -422,18 +422,19 @@ async def test_extensions_load_under_unique_names_and_leave_no_trace(tmp_path: P
         "    prime.register_tool('helper', 'Ask the helper.', {'type': 'object'}, lambda args: helpers.answer())\n"
     )
     path_before = list(sys.path)
+    loaded_before = {name for name in sys.modules if name.startswith("_prime_extension_")}
     one, two = make_session(tmp_path, home), make_session(tmp_path, home)
     import json as real_json
 
     assert sys.modules["json"] is real_json and sys.path == path_before
-    ours = [name for name in sys.modules if name.startswith("_prime_extension_")]
+    ours = [name for name in sys.modules if name.startswith("_prime_extension_") and name not in loaded_before]
     assert len([n for n in ours if n.endswith("_json")]) == 2  # two sessions, two independent modules
     llm.enqueue(ScriptedTurn(blocks=[ToolCall(name="helper", arguments={})]), ScriptedTurn(blocks=[Text(text="ok")]))
     await one.prompt("ask")
     assert [result_text(r) for r in tool_results(llm)] == ["from a helper"]
     await one.dispose()
     await two.dispose()
-    assert not [name for name in sys.modules if name.startswith("_prime_extension_")]
+    assert {name for name in sys.modules if name.startswith("_prime_extension_")} == loaded_before
 
 
 @pytest.mark.asyncio
@@ -479,3 +480,50 @@ def test_the_readme_example_sets_up_cleanly(tmp_path: Path) -> None:
     assert host.diagnostics() == []
     assert [t.name for t in host.tools()] == ["count_rows"] and [c.name for c in host.commands()] == ["ticket"]
     host.detach()
+
+
+@pytest.mark.asyncio
+async def test_sys_exit_in_a_handler_ends_the_extension_not_the_session(tmp_path: Path, llm: ScriptedLLMServer) -> None:
+    home = agent_home(tmp_path, llm)
+    quitter = extension(
+        home / "extensions",
+        "quitter",
+        """
+        import sys
+
+        def setup(prime):
+            prime.on("tool_call", lambda event: sys.exit(3))
+        """,
+    )
+    session = make_session(tmp_path, home)
+    events = Events(session)
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="bash", arguments={"command": "echo -n alive"})]),
+        ScriptedTurn(blocks=[Text(text="ok")]),
+    )
+    await session.prompt("go")
+    assert [result_text(r) for r in tool_results(llm)] == ["alive"]
+    [notice] = events.notices()
+    assert f"{quitter}:{line_of(quitter, 'sys.exit(3)')}: extension 'quitter' failed in tool_call: SystemExit" in notice
+    await session.dispose()
+
+
+@pytest.mark.asyncio
+async def test_a_policy_extension_may_be_an_installed_module_named_by_its_import_name(
+    tmp_path: Path, llm: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site"
+    extension(site, "corp_agent_policy", POLICY)
+    monkeypatch.syspath_prepend(str(site))  # as if the administrator had installed it
+    monkeypatch.delitem(sys.modules, "corp_agent_policy", raising=False)
+    home = agent_home(tmp_path, llm)
+    session = make_session(tmp_path, home, policy_extensions=("corp_agent_policy",))
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="bash", arguments={"command": "curl http://example.invalid"})]),
+        ScriptedTurn(blocks=[Text(text="ok")]),
+    )
+    await session.prompt("fetch")
+    [blocked] = tool_results(llm)
+    assert blocked["is_error"] and "network downloads are not allowed here" in result_text(blocked)
+    await session.dispose()
+    sys.modules.pop("corp_agent_policy", None)

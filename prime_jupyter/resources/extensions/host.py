@@ -207,7 +207,7 @@ class ExtensionHost:
             if inspect.iscoroutinefunction(setup):
                 raise TypeError("setup(prime) must be a plain function (register here; do async work in handlers)")
             setup(prime)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:  # `sys.exit()` in an extension ends the extension, not the host
             self._fail(extension, phase, exc)
             return
         extension.registered = prime.registered
@@ -392,7 +392,7 @@ class ExtensionHost:
             if inspect.isawaitable(value):
                 value = await value
             return value
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:
             self._fail(extension, phase, exc)
             return _FAILED
 
