@@ -17,7 +17,7 @@ from prime_jupyter.ai.types import AssistantMessage, ImageContent
 from prime_jupyter.connection.base import AgentConnection
 from prime_jupyter.connection.types import ConnectionEvent, SessionEventReceived
 from prime_jupyter.protocol.codec import event_to_json
-from prime_jupyter.protocol.events import AgentEnd, AutoRetryStart, MessageStart, SessionEvent
+from prime_jupyter.protocol.events import AgentEnd, AutoRetryStart, MessageStart, Notify, SessionEvent
 
 __all__ = [
     "EXIT_INTERRUPTED",
@@ -113,11 +113,12 @@ async def run_headless(
 ) -> int:
     """Run the prompt; print the answer (or every event as a JSON line); return the exit code.
 
-    In JSON mode the first line is the transcript's header (`ConnectionState.header`). Retries are said
-    on stderr as they start. Ctrl+C (SIGINT, which a terminal sends to the whole foreground process
-    group) aborts the run wherever it is (streaming, a tool, a retry's wait) and exits 130, saying so;
-    the agent's kernel runs in a session of its own, so it is interrupted by the abort, not by the
-    terminal. `say_session`: end with a line naming the transcript written and how to resume it."""
+    In JSON mode the first line is the transcript's header (`ConnectionState.header`). Retries, and
+    notices of level warning or error (an extension that failed), are said on stderr as they come.
+    Ctrl+C (SIGINT, which a terminal sends to the whole foreground process group) aborts the run
+    wherever it is (streaming, a tool, a retry's wait) and exits 130, saying so; the agent's kernel runs
+    in a session of its own, so it is interrupted by the abort, not by the terminal. `say_session`: end
+    with a line naming the transcript written and how to resume it."""
     stopping: list[asyncio.Future[None]] = []
     interrupted: list[bool] = []
 
@@ -144,6 +145,8 @@ async def run_headless(
                 writer.flush()  # a reader learns at once that a tool started or a turn ended
         if isinstance(event.event, AutoRetryStart):
             print(f"prime: {retry_line(event.event)}", file=sys.stderr, flush=True)
+        if isinstance(event.event, Notify) and event.event.level != "info":  # an extension that failed
+            print(f"prime: {event.event.level}: {event.event.message}", file=sys.stderr, flush=True)
         if isinstance(event.event, AgentEnd):
             finals[:] = [m for m in event.event.messages if isinstance(m, AssistantMessage)][-1:]
 

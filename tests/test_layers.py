@@ -25,9 +25,21 @@ ALLOWED: dict[str, set[str]] = {
     "sessions": {"ai"},
     "notebooks": {"ai", "kernel"},
     "tools": {"ai", "protocol", "agent", "kernel", "notebooks"},
-    "runtime": {"ai", "protocol", "agent", "tools", "kernel", "sessions", "notebooks"},
+    "resources": {"ai", "protocol", "agent"},
+    "runtime": {"ai", "protocol", "agent", "tools", "kernel", "sessions", "notebooks", "resources"},
     "connection": {"ai", "protocol"},
-    "server": {"ai", "protocol", "agent", "tools", "kernel", "sessions", "runtime", "connection", "notebooks"},
+    "server": {
+        "ai",
+        "protocol",
+        "agent",
+        "tools",
+        "kernel",
+        "sessions",
+        "runtime",
+        "connection",
+        "notebooks",
+        "resources",
+    },
     "magics": {"ai", "protocol", "runtime", "kernel", "connection"},
     "testing": {
         "ai",
@@ -40,6 +52,7 @@ ALLOWED: dict[str, set[str]] = {
         "connection",
         "server",
         "notebooks",
+        "resources",
     },
     "cli": {"protocol", "connection"},
 }
@@ -60,6 +73,7 @@ FOREIGN_FORBIDDEN = {
     "protocol": {"tornado", "jupyter_server", "IPython", "textual"},
     "connection": {"tornado", "jupyter_server", "IPython", "textual"},
     "runtime": {"tornado", "jupyter_server", "textual"},
+    "resources": {"tornado", "jupyter_server", "IPython", "textual", "jupyter_client"},
     "cli": {"jupyter_server", "tornado", "IPython"},
 }
 HOSTS_ONLY = {"gc_policy": {"cli", "server"}, "heap_policy": {"cli", "server"}}

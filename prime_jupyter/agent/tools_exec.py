@@ -2,14 +2,16 @@
 
 A `ToolGate` is the one interception point (design.md D18): it sees each call after its arguments are
 valid and before the tool runs, and may let it run (None) or replace it with a result of its own (a
-refusal the model reads). The runtime's gate applies the session's permission mode and asks for
-approval there; the loop knows nothing of modes.
+refusal the model reads); it then sees every such call's result (run or refused) and may replace it. The
+runtime's gate (`runtime.policy`) runs the extensions' hooks and the session's permission mode there; the
+loop knows nothing of either.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
+from typing import Protocol
 
 from pydantic import ValidationError
 
@@ -27,8 +29,18 @@ from prime_jupyter.protocol.events import (
 __all__ = ["ToolGate", "run_tool_calls"]
 
 Emit = Callable[[SessionEvent], None]
-ToolGate = Callable[[ToolCall, AbortSignal], Awaitable[ToolOutput | None]]
-"""Decides whether a validated call runs: None runs it, a `ToolOutput` is its result instead."""
+
+
+class ToolGate(Protocol):
+    """Decides whether a validated call runs, and has the last word on its result."""
+
+    async def before(self, call: ToolCall, signal: AbortSignal) -> ToolOutput | None:
+        """None runs the call; a `ToolOutput` is its result instead."""
+        ...
+
+    async def after(self, call: ToolCall, output: ToolOutput) -> ToolOutput:
+        """The result the model sees (`output`, or a replacement). Contract: must not raise."""
+        ...
 
 
 async def run_tool_calls(
@@ -87,26 +99,30 @@ async def _execute(
         params = tool.parameters.model_validate(call.arguments)
     except ValidationError as exc:
         return _error(f"Invalid arguments for {call.name}: {_describe(exc)}"), True
-    if gate is not None:
-        try:
-            refused = await gate(call, signal)
-        except AbortedError:
-            return _error("Aborted by the user before this tool call ran."), True
-        if refused is not None:
-            return refused, refused.is_error
-        if signal.aborted:
-            return _error("Aborted by the user before this tool call ran."), True
+    if gate is None:
+        output = await _run_tool(call, tool, params, emit, signal)
+        return output, output.is_error
+    try:
+        refused = await gate.before(call, signal)
+    except AbortedError:
+        return _error("Aborted by the user before this tool call ran."), True
+    if refused is None and signal.aborted:
+        return _error("Aborted by the user before this tool call ran."), True
+    output = refused if refused is not None else await _run_tool(call, tool, params, emit, signal)
+    output = await gate.after(call, output)
+    return output, output.is_error
 
+
+async def _run_tool(call: ToolCall, tool: AnyTool, params: object, emit: Emit, signal: AbortSignal) -> ToolOutput:
     def on_update(partial: ToolOutput) -> None:
         emit(ToolExecutionUpdate(call.id, call.name, call.arguments, partial))
 
     try:
-        output = await tool.execute(call.id, params, signal, on_update)
-        return output, output.is_error
+        return await tool.execute(call.id, params, signal, on_update)
     except AbortedError:
-        return _error("Aborted by the user."), True
+        return _error("Aborted by the user.")
     except Exception as exc:
-        return _error(str(exc) or type(exc).__name__), True
+        return _error(str(exc) or type(exc).__name__)
 
 
 def _error(text: str) -> ToolOutput:

@@ -29,12 +29,14 @@ __all__ = ["build_replacement", "run_after_replace"]
 
 
 async def build_replacement(current: AgentSession, options: SessionOptions, manager: SessionManager) -> AgentSession:
-    """A session on `manager` with `options`, and the model and thinking level `current` has now."""
+    """A session on `manager` with `options`, and the model, thinking level and extensions `current` has
+    now (its extensions are kept when the new session is in the same folder)."""
     replaced = dataclasses.replace(
         options,
         manager=manager,
         model=f"{current.model.provider}/{current.model.id}",
         thinking=current.thinking_level,
+        extensions=current.extensions,
     )
     return await asyncio.to_thread(create_agent_session, replaced)
 

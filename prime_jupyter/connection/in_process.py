@@ -93,6 +93,8 @@ __all__ = ["InProcessAgentConnection", "LocalTarget", "saved_session_rows", "sav
 
 _open: weakref.WeakSet[InProcessAgentConnection] = weakref.WeakSet()
 """The connections of this process not disposed yet."""
+_starting: set[asyncio.Task[None]] = set()
+"""`session_start` dispatches under way (kept from the collector until they end)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +153,7 @@ class InProcessAgentConnection:
         self._unsubscribe = session.subscribe(self._forward)
         _open.add(self)
         self._extensions: LocalExtensions | None = None
+        self._start_extensions(session)
 
     @classmethod
     def create(cls, options: SessionOptions) -> InProcessAgentConnection:
@@ -271,17 +274,17 @@ class InProcessAgentConnection:
     ) -> ReplacedResult:
         manager = create_manager(self.session.cwd, self._sessions_dir())
         seed_transcript(manager, seed_messages or [], self.session.model)
-        return await self._replace(manager, after_replace)
+        return await self._replace(manager, after_replace, "new")
 
     async def switch_session(self, session: str, after_replace: AfterReplace | None = None) -> ReplacedResult:
         manager = await asyncio.to_thread(open_manager, self._sessions_dir(), session)
-        return await self._replace(manager, after_replace)
+        return await self._replace(manager, after_replace, "resume")
 
     async def fork(
         self, entry_id: str, position: Literal["before", "at"] = "before", after_replace: AfterReplace | None = None
     ) -> ReplacedResult:
         forked = fork_transcript(self.session, entry_id, position, self._sessions_dir())
-        result = await self._replace(forked.manager, after_replace, selected_text=forked.selected_text)
+        result = await self._replace(forked.manager, after_replace, "fork", selected_text=forked.selected_text)
         if forked.selected_text:
             self._emit(ClientSetEditorText(forked.selected_text))
         return result
@@ -319,7 +322,7 @@ class InProcessAgentConnection:
 
     async def clone(self, after_replace: AfterReplace | None = None) -> ReplacedResult:
         cloned = clone_transcript(self.session, self._sessions_dir())
-        return await self._replace(cloned.manager, after_replace)
+        return await self._replace(cloned.manager, after_replace, "clone")
 
     async def interrupt_kernel(self) -> None:
         kernel = self._kernel()
@@ -383,11 +386,28 @@ class InProcessAgentConnection:
 
     # --- replacement ----------------------------------------------------------------------------
 
+    def _start_extensions(self, session: AgentSession) -> None:
+        """`session_start` of the session's extensions, begun now when there is a loop here (else by the
+        first run)."""
+        if session.extensions is None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        task = loop.create_task(session.start_extensions())
+        _starting.add(task)
+        task.add_done_callback(_starting.discard)
+
     def _sessions_dir(self) -> Path:
         return sessions_dir(self._options.agent_dir)
 
     async def _replace(
-        self, manager: SessionManager, after_replace: AfterReplace | None, selected_text: str | None = None
+        self,
+        manager: SessionManager,
+        after_replace: AfterReplace | None,
+        reason: Literal["new", "resume", "fork", "clone"],
+        selected_text: str | None = None,
     ) -> ReplacedResult:
         current = self.session
         replacement = await build_replacement(current, self._options, manager)
@@ -397,6 +417,10 @@ class InProcessAgentConnection:
         self._unsubscribe = replacement.subscribe(self._forward)
         snap = snapshot(replacement, cursor=self._seq)
         self._emit(SessionReplaced(snap))
+        if replacement.extensions is not None and replacement.extensions is current.extensions:
+            await replacement.extensions.session_switch(current.session_id, reason)
+        else:
+            self._start_extensions(replacement)
         await run_after_replace(after_replace, lambda text: self.prompt(text), self._emit)
         return ReplacedResult(selected_text=selected_text, snapshot=snap)
 

@@ -26,6 +26,7 @@ from prime_jupyter.ai.types import AssistantMessage, ImageContent, Message, Text
 from prime_jupyter.errors import BusyError, PrimeError
 from prime_jupyter.protocol.events import (
     AgentEnd,
+    AgentStart,
     MessageEnd,
     MessageStart,
     ModelChanged,
@@ -40,6 +41,7 @@ from prime_jupyter.runtime.approvals import DECISION_ENTRY, Approvals
 from prime_jupyter.runtime.compaction import CompactionRunner
 from prime_jupyter.runtime.permissions import PermissionMode, PermissionPolicy, check_mode
 from prime_jupyter.runtime.plan_mode import PLAN_NOTE, offer_plan_exit, withdraw
+from prime_jupyter.runtime.policy import ToolPolicy
 from prime_jupyter.runtime.queue import MessageQueue
 from prime_jupyter.runtime.settings import Settings
 from prime_jupyter.runtime.ui import SessionUI
@@ -51,10 +53,14 @@ if TYPE_CHECKING:
     from prime_jupyter.ai.errors import ProviderHints
     from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
     from prime_jupyter.protocol.snapshot import RunningShell
+    from prime_jupyter.resources.extensions.host import ExtensionDiagnostic, ExtensionHost
     from prime_jupyter.runtime.namespace_watch import NamespaceWatch
     from prime_jupyter.runtime.shell import ShellRun
 
-__all__ = ["AgentSession", "Listener"]
+__all__ = ["EXTENSION_CONTEXT", "AgentSession", "Listener"]
+
+EXTENSION_CONTEXT = "extension_context"
+"""The `customType` of the context a `before_prompt` hook added (sent to the model, not displayed)."""
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +83,7 @@ class AgentSession:
         permission_mode: PermissionMode = "auto",
         allowed_permission_modes: tuple[PermissionMode, ...] | None = None,
         interactive: bool = False,
+        extensions: ExtensionHost | None = None,
     ) -> None:
         self.manager = manager
         self.registry = registry
@@ -111,6 +118,21 @@ class AgentSession:
             timeout_s=settings.approval_timeout_s,
         )
         self.approvals.restore(manager.entries)
+        self.extensions = extensions
+        """The extensions this session's host loaded (None: there are none); shared with the sessions
+        that replace this one in the same connection."""
+        self.tool_policy = ToolPolicy(extensions, self.approvals)
+        self._untold: list[ExtensionDiagnostic] = []
+        """Extension diagnostics not shown yet: those from before anyone listened, and those of a run
+        that has not sent `agent_start` (a `POST chat` stream begins there); told once it has."""
+        self._run_starting = False
+        self._extensions_started: asyncio.Future[None] | None = None
+        self._stop_hearing: Callable[[], None] | None = None
+        if extensions is not None:
+            extensions.attach()
+            extensions.bind(self)
+            self._untold = extensions.diagnostics()
+            self._stop_hearing = extensions.subscribe(self._tell_diagnostic)
         self._plan_offer: asyncio.Task[None] | None = None
         self._last_answer: AssistantMessage | None = None
 
@@ -161,6 +183,13 @@ class AgentSession:
                 log.exception("session event listener failed on %s", event.type)
 
     def _on_loop_event(self, event: SessionEvent) -> None:
+        if isinstance(event, AgentStart) and self._run_starting:
+            self.emit(event)
+            self._run_starting = False
+            untold, self._untold = self._untold, []
+            for diagnostic in untold:
+                self.ui.notify(str(diagnostic), "error")
+            return
         if isinstance(event, MessageEnd):
             entry = self.manager.append_message(event.message)
             event = MessageEnd(event.message, entry.id)
@@ -247,7 +276,9 @@ class AgentSession:
     # --- the run --------------------------------------------------------------------------------
 
     async def _run(self, prompts: list[Message]) -> None:
+        self._run_starting = self.extensions is not None
         try:
+            await self._before_prompt(prompts)
             await self._tell_namespace()
             await self._turns(prompts)
             while queued := self._left_queued():
@@ -255,6 +286,8 @@ class AgentSession:
         except Exception as exc:  # a run ends with an answer or a reason, never silently
             self._stopped_by(exc)
             return
+        finally:
+            self._run_starting = False
         self._plan_offer = offer_plan_exit(self, self._last_answer)
 
     def _left_queued(self) -> list[Message]:
@@ -269,6 +302,45 @@ class AgentSession:
         ):
             return []
         return self._take(self.steering) or self._take(self.follow_ups)
+
+    # --- extensions -----------------------------------------------------------------------------
+
+    async def start_extensions(self) -> None:
+        """Fire `session_start` (once per host; a replacement's host already started); the first run
+        waits for it. Harmless without extensions."""
+        if self.extensions is None:
+            return
+        if self._extensions_started is None:
+            self._extensions_started = asyncio.ensure_future(self.extensions.session_start())
+        await asyncio.shield(self._extensions_started)
+
+    async def _before_prompt(self, prompts: list[Message]) -> None:
+        """Append the context the extensions' `before_prompt` hooks add (the model reads it just before
+        the prompt; no surface shows it)."""
+        if self.extensions is None:
+            return
+        await self.start_extensions()
+        text = "\n".join(p.text() for p in prompts if isinstance(p, UserMessage))
+        for context in await self.extensions.before_prompt(text):
+            message = CustomMessage(custom_type=EXTENSION_CONTEXT, content=context, display=False)
+            self.manager.append_message(message)
+
+    def _tell_diagnostic(self, diagnostic: ExtensionDiagnostic) -> None:
+        if self._run_starting:
+            self._untold.append(diagnostic)
+        else:
+            self.ui.notify(str(diagnostic), "error")
+
+    def notify(self, message: str, level: str = "info") -> None:
+        """A notice on every surface of the session (an extension's `prime.notify`)."""
+        self.ui.notify(message, level)
+
+    def send_user_message(self, text: str) -> None:
+        """The user's message from an extension: it runs now, or follows the run going on."""
+        if self.is_running:
+            self.follow_up(text)
+        else:
+            self.start_prompt(text)
 
     async def _tell_namespace(self) -> None:
         """Give the model the kernel's namespace when it changed since it was last given (`namespace_watch`)."""
@@ -341,8 +413,8 @@ class AgentSession:
                 base_delay_s=retry.base_delay_ms / 1000,
                 max_delay_s=retry.max_delay_ms / 1000,
             ),
-            gate=self.approvals.gate,
-            offers=self.permissions.offers,
+            gate=self.tool_policy,
+            offers=self._offers,
             system_note=lambda: PLAN_NOTE if self.permissions.mode == "plan" else "",
         )
         try:
@@ -351,6 +423,10 @@ class AgentSession:
             await self._report_namespace()
         self._last_answer = next((m for m in reversed(added) if isinstance(m, AssistantMessage)), None)
         return self._last_answer
+
+    def _offers(self, name: str) -> bool:
+        extensions = self.extensions
+        return self.permissions.offers(name) and (extensions is None or extensions.offers(name))
 
     def _stream_options(self, hints: ProviderHints | None = None) -> StreamOptions:
         """The options of one model call; the key is looked up for each (a key changed in auth.json
@@ -446,6 +522,10 @@ class AgentSession:
     async def dispose(self) -> None:
         await self.abort()
         self.ui.cancel_all("shutdown")
+        if self.extensions is not None and self._stop_hearing is not None:
+            self._stop_hearing()
+            self._stop_hearing = None
+            self.extensions.detach()
         for dispose in self._disposers:
             try:
                 await dispose()

@@ -16,7 +16,7 @@ from prime_jupyter.runtime.permissions import PermissionMode, choose_mode
 from prime_jupyter.runtime.resources import PromptOptions, build_system_prompt
 from prime_jupyter.runtime.secrets import redacting
 from prime_jupyter.runtime.settings import Settings, load_settings
-from prime_jupyter.runtime.tool_set import DEFAULT_TOOLS, AnyTool, KernelConfig, build_tool_set
+from prime_jupyter.runtime.tool_set import ALL_TOOLS, DEFAULT_TOOLS, AnyTool, KernelConfig, build_tool_set
 from prime_jupyter.sessions.context import SessionContext
 from prime_jupyter.sessions.entries import CustomEntry
 from prime_jupyter.sessions.listing import find_session_path, most_recent_path, recorded_cwd
@@ -25,6 +25,7 @@ from prime_jupyter.sessions.manager import SessionManager
 if TYPE_CHECKING:
     from prime_jupyter.kernel.ops import KernelLauncher
     from prime_jupyter.notebooks.workspace import NotebookWorkspace
+    from prime_jupyter.resources.extensions.host import ExtensionHost
 
 __all__ = ["SessionOptions", "create_agent_session", "new_session_model", "sessions_dir"]
 
@@ -77,6 +78,12 @@ class SessionOptions:
     """Where `read`, `write` and `edit` may act (symlinks resolved): a server's root directory, as for every
     route; None: anywhere (the terminal app and notebooks work where the user is). The shell and the
     kernel are not confined, as Jupyter's own terminals are not."""
+    policy_extensions: tuple[str, ...] = ()
+    """The administrator's policy extensions (`c.PrimeApp.policy_extensions`): files, package folders or
+    module names, loaded before the user's; their blocks are final (`resources.extensions.api`)."""
+    extensions: ExtensionHost | None = None
+    """Extensions already loaded for this folder (the session this one replaces had them): kept, so
+    `session_switch` reaches the same extensions; None, or another folder's: loaded for this session."""
 
 
 def sessions_dir(directory: Path | None = None) -> Path:
@@ -128,6 +135,11 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
             "model": f"{model.provider}/{model.id}",
         }
     tool_set.tools.extend(options.extra_tools)
+    extensions = _extensions(
+        options, home, workdir, settings.extensions, [*ALL_TOOLS, *(t.name for t in tool_set.tools)]
+    )
+    if extensions is not None:
+        tool_set.tools.extend(extensions.tools())
     prompt = build_system_prompt(
         PromptOptions(
             cwd=workdir,
@@ -152,6 +164,7 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
         permission_mode=mode,
         allowed_permission_modes=options.allowed_permission_modes,
         interactive=options.interactive,
+        extensions=extensions,
     )
     if "ask" in names:  # only where a person can answer: a headless run does not import it
         from prime_jupyter.tools.ask import make_ask_tool
@@ -170,6 +183,23 @@ def new_session_model(home: Path | None, cwd: Path, model: str | None) -> tuple[
     settings = load_settings(home, cwd.resolve())
     registry = ModelRegistry.load(home)
     return _choose_model(SessionOptions(cwd=cwd, model=model), settings, registry, SessionContext())
+
+
+def _extensions(
+    options: SessionOptions, home: Path, workdir: Path, configured: list[str] | None, reserved: list[str]
+) -> ExtensionHost | None:
+    """The session's extensions: the replaced session's when they are this folder's, else loaded here;
+    None when there are none to load."""
+    if options.extensions is not None and options.extensions.cwd == workdir:
+        return options.extensions
+    from prime_jupyter.resources.extensions.loader import discover
+
+    sources, missing = discover(home, workdir, tuple(configured or ()), options.policy_extensions)
+    if not sources and not missing:
+        return None
+    from prime_jupyter.resources.extensions.host import ExtensionHost
+
+    return ExtensionHost.set_up(workdir, sources, missing, reserved)
 
 
 NOTEBOOK_ENTRY = "prime.notebook"

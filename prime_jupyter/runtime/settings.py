@@ -60,6 +60,9 @@ class Settings(_S):
     theme: str | None = None
     """The terminal app's theme (a Textual theme name), chosen with `/theme`; the runtime does not use it
     (`connection.preferences` reads and writes it)."""
+    extensions: list[str] | None = None
+    """Python extensions to load besides those in the extensions folders (paths; relative ones from the
+    session's folder): `resources.extensions`."""
     headless_server: Literal["auto", "never"] = "never"
     """`jupyter prime -p`: in a Jupyter server found for the folder ("auto") or here (`cli/server_choice.py`)."""
 

@@ -101,6 +101,15 @@ class PrimeApp(ExtensionApp):
         " dir's auth.json, a base URL or a local server in models.json, the default model). Off: the form is"
         " read-only and saving answers 403, for servers whose administrator supplies the providers.",
     )
+    policy_extensions = List(
+        Unicode(),
+        [],
+        config=True,
+        help="The administrator's policy extensions: Python files, package folders or importable module names"
+        " with setup(prime), loaded before the user's extensions in every session. Their tool_call blocks are"
+        " final (no user extension can undo them) and their tool_result handlers run last. One that cannot load"
+        " makes every tool call refused until it is fixed.",
+    )
     max_body_bytes = Int(32 * 1024 * 1024, config=True, help="Largest request body accepted (413 above it).")
     tune_process_memory = Bool(
         False,
@@ -131,6 +140,7 @@ class PrimeApp(ExtensionApp):
             cull=CullPolicy(self.cull_idle_timeout, self.cull_interval, self.cull_connected, self.cull_busy),
             default_permission_mode=self.default_permission_mode,
             allowed_permission_modes=tuple(self.allowed_permission_modes),
+            policy_extensions=tuple(self.policy_extensions),
             tune_process_memory=self.tune_process_memory,
             provider_setup=self.provider_setup,
         )

@@ -57,6 +57,8 @@ class BridgeConfig:
     """The permission mode of a new session that asks for none (settings.json's `permissionMode` first)."""
     allowed_permission_modes: tuple[str, ...] | None = None
     """The modes sessions may use; None: all. Asking for another answers 403 naming these."""
+    policy_extensions: tuple[str, ...] = ()
+    """The administrator's policy extensions, loaded first in every session (`resources.extensions`)."""
     tune_process_memory: bool = False
     """Whether the extension may set the server process's collector and allocator (`gc_policy`,
     `heap_policy`): the server is shared with the user's other extensions, so only an administrator

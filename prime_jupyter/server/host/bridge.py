@@ -236,6 +236,7 @@ class PrimeBridge:
             allowed_permission_modes=_modes(self.config.allowed_permission_modes),
             notebooks=self.notebooks,
             file_root=self.config.confined_to,
+            policy_extensions=self.config.policy_extensions,
         )
         return options
 
