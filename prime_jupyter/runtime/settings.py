@@ -51,7 +51,9 @@ class Settings(_S):
     retry: RetrySettings = Field(default_factory=RetrySettings)
     kernel: KernelSettings = Field(default_factory=KernelSettings)
     tools: list[str] | None = None
-    question_timeout_s: float = 60.0
+    question_timeout_s: float = 0.0
+    """How long a question of the `ask` tool waits for an answer before the agent goes on without one; 0
+    waits until it is answered (a question asked while you were away is still there when you come back)."""
     permission_mode: PermissionMode | None = None
     """The permission mode of new sessions (`ask`, `accept-edits`, `plan`, `auto`); None: `ask` where a
     person can answer, `auto` in `jupyter prime -p` (`runtime.permissions`)."""

@@ -214,7 +214,8 @@ class PrimeBridge:
         return options
 
     def _register(self, session: AgentSession, options: SessionOptions) -> LiveSession:
-        session.ui.default_timeout_s = self.config.dialog_timeout_s
+        if self.config.dialog_timeout_s > 0:  # else the session's settings.json (default: wait)
+            session.ui.default_timeout_s = self.config.dialog_timeout_s
         connection = InProcessAgentConnection(session, options)
         live = LiveSession(connection, self.config.ring_size, tune_process_memory=self.config.tune_process_memory)
         self._live[live.session_id] = live
