@@ -11,6 +11,8 @@ from collections.abc import Iterator
 import pytest
 from kit.server import own_jupyter
 
+from prime_jupyter.connection import LocalTarget, open_connection
+from prime_jupyter.errors import SessionError
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text
 from prime_jupyter.testing.jsonl import lines
 from prime_jupyter.testing.jupyter_process import ROOT, JupyterProcess, write_agent_dir
@@ -73,3 +75,23 @@ def test_a_saved_session_no_server_has_open_is_continued_here(server: JupyterPro
     again = prime(server, "-c", "-p", "go on")
     assert again.returncode == 0 and again.stdout == "here again\n", again.stderr
     assert "start here" in str(llm.requests[-1].body)  # the same transcript, continued
+
+
+@pytest.mark.asyncio
+async def test_resume_in_the_app_refuses_a_session_a_server_has_open(
+    server: JupyterProcess, llm: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The terminal app's `/resume` (the connection's `switch_session`) asks too."""
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="in the server")]))
+    started = prime(server, "attach", "--model", "scripted/m1", "-p", "first")
+    assert started.returncode == 0, started.stderr
+    session_id = next(line for line in lines(started.stderr) if line.startswith("prime: session ")).split()[-1]
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(server.runtime_dir))
+    target = LocalTarget(cwd=server.root_dir / "work", model="scripted/m1", agent_dir=server.agent_dir)
+    connection = await open_connection(target)
+    try:
+        with pytest.raises(SessionError, match=f"jupyter prime attach --session {session_id.replace('-', '')[-8:]}"):
+            await connection.switch_session(session_id)
+        assert (await connection.get_state()).session_id != session_id
+    finally:
+        await connection.dispose()
