@@ -16,10 +16,12 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
 
+from prime_jupyter.ai.types import ToolResultMessage
 from prime_jupyter.errors import PrimeError
-from prime_jupyter.protocol.events import SessionEvent
+from prime_jupyter.protocol.events import AgentEnd, SessionEvent
 from prime_jupyter.protocol.snapshot import AttachSnapshot, MessagesResult
 from prime_jupyter.protocol.view import ViewFold, ViewState, add_local_message, is_running
+from prime_jupyter.protocol.view.state import MessageView
 
 from .shell_events import show_running_shells
 from .widgets.conversation import Conversation
@@ -48,6 +50,8 @@ class Feed:
         self._adding: asyncio.Future[None] | None = None
         self._drawn: ViewState | None = None
         self._hidden = 0
+        self._aborted: set[str] = set()
+        """Keys of assistant messages whose tool calls an abort cut short (`_note_aborts`)."""
 
     @property
     def state(self) -> ViewState | None:
@@ -129,7 +133,30 @@ class Feed:
 
     def apply(self, events: Iterable[SessionEvent]) -> None:
         if self.fold is not None:
+            events = list(events)
             self.fold.apply_events(events)
+            self._note_aborts(events)
+
+    def _note_aborts(self, events: list[SessionEvent]) -> None:
+        """A run that ends on tool results the model never saw was aborted while its tools ran (the rule of
+        the event mapper's `done`): its last message says "Aborted." as a message aborted while streaming
+        does. Esc during a tool call said nothing."""
+        for event in events:
+            if isinstance(event, AgentEnd) and event.messages and isinstance(event.messages[-1], ToolResultMessage):
+                assert self.fold is not None
+                last = next((m for m in reversed(self.fold.state.messages) if m.role == "assistant"), None)
+                if last is not None:
+                    self._aborted.add(last.key)
+
+    def _with_aborts(self, messages: tuple[MessageView, ...]) -> tuple[MessageView, ...]:
+        if not self._aborted:
+            return messages
+        return tuple(
+            dataclasses.replace(m, stop_reason="aborted")
+            if m.key in self._aborted and m.stop_reason == "toolUse"
+            else m
+            for m in messages
+        )
 
     def add_local(self, text: str) -> None:
         """Show a prompt this app is sending before the session confirms it."""
@@ -146,7 +173,7 @@ class Feed:
         if drawn is not None and (state.messages is not drawn.messages or state.notices is not drawn.notices):
             self.conversation.output_arrived()
         if drawn is None or state.messages is not drawn.messages:
-            shown = state.messages[self._hidden :]
+            shown = self._with_aborts(state.messages[self._hidden :])
             if drawn is not None:
                 gone = {m.key for m in drawn.messages} - {m.key for m in state.messages}
                 await self.conversation.drop_messages(gone)

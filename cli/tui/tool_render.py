@@ -115,12 +115,12 @@ def render_tool(view: CardData, expanded: bool) -> RenderableType:
         code = view.args.get("code")
         lexer = "bash" if isinstance(code, str) and code.startswith("%%bash") else "python"
         if isinstance(code, str) and code:
-            parts.append(_code(code, lexer, expanded))
+            parts.append(_code(_after_header(code), lexer, expanded))
         output = _ipython_output(view)
     elif view.name == "bash":
         command = view.args.get("command")
         if isinstance(command, str) and command:
-            parts.append(_code(command, "bash", expanded))
+            parts.append(_code(_after_header(command), "bash", expanded))
         output = _plain_output(view)
     elif view.name in ("edit", "write", "read"):
         content = view.args.get("content")
@@ -190,6 +190,15 @@ def _decode(data: str) -> bytes:
         return base64.b64decode("".join(data.split()), validate=False)
     except ValueError:
         return b""
+
+
+def _after_header(code: str) -> str:
+    """The code a card's body shows: what follows the first line when the header (`summary_of`) shows
+    that line whole, so it is not drawn twice; all of it when the header had to cut the line short."""
+    lines = code.strip("\n").split("\n")
+    if len(lines) < 2 or len(lines[0].strip()) > _SUMMARY_LENGTH:
+        return code
+    return "\n".join(lines[1:])
 
 
 def _code(code: str, lexer: str, expanded: bool, always: bool = False) -> RenderableType:

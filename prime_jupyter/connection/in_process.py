@@ -124,6 +124,9 @@ class LocalTarget:
     """Tools of the caller's own (`prime_jupyter.Session.tool`), besides the named ones."""
     permission_mode: PermissionMode | None = None
     """`--permission-mode`; None: the transcript's, settings.json's, else `ask` when `interactive`, else `auto`."""
+    check_servers: bool = True
+    """Before continuing a saved transcript, ask the running Jupyter servers whether one has it open, and
+    refuse then, naming the `jupyter prime attach` command that joins it (`_held`): two writers fork it."""
 
     def options(self) -> SessionOptions:
         return SessionOptions(
@@ -141,7 +144,13 @@ class LocalTarget:
             kernel_launcher=self.kernel_launcher,
             extra_tools=list(self.extra_tools),
             permission_mode=self.permission_mode,
+            before_continuing=self._refuse_if_held if self.check_servers else None,
         )
+
+    def _refuse_if_held(self, session_id: str, path: Path) -> None:
+        from prime_jupyter.connection._held import refuse_if_held
+
+        refuse_if_held(session_id, path, self.cwd)
 
 
 class InProcessAgentConnection:
@@ -278,6 +287,9 @@ class InProcessAgentConnection:
 
     async def switch_session(self, session: str, after_replace: AfterReplace | None = None) -> ReplacedResult:
         manager = await asyncio.to_thread(open_manager, self._sessions_dir(), session)
+        check = self._options.before_continuing
+        if check is not None and manager.path is not None:
+            await asyncio.to_thread(check, manager.session_id, manager.path)
         return await self._replace(manager, after_replace, "resume")
 
     async def fork(

@@ -9,7 +9,9 @@ from prime_jupyter.magics.api import Answer, Session
 from prime_jupyter.magics.render import Bundle, CellDisplay, CellFold, Handle, Throttle
 from prime_jupyter.protocol.events import SessionEvent
 
-__all__ = ["run_in_cell", "show"]
+__all__ = ["INTERRUPTED", "run_in_cell", "show"]
+
+INTERRUPTED = "Interrupted: the run was aborted."
 
 
 class _Handle:
@@ -34,7 +36,8 @@ def show(bundle: Bundle, *, display_id: bool = False) -> Any:
 
 
 def run_in_cell(session: Session, text: str) -> Answer:
-    """Prompt and stream the answer into this cell; a KeyboardInterrupt (the run aborted) propagates."""
+    """Prompt and stream the answer into this cell; a KeyboardInterrupt (the run aborted) propagates, shown as
+    one line (`_interrupted`)."""
     fold = CellFold()
     display = CellDisplay(fold, _IPythonPublisher(), in_kernel=session.kernel == "notebook")
     post = session.channel.post
@@ -46,7 +49,15 @@ def run_in_cell(session: Session, text: str) -> Answer:
     try:
         return session.run_pumped(session.run(text, listener))
     except KeyboardInterrupt:
-        fold.note("Interrupted: the run was aborted.")
-        raise
+        raise _interrupted() from None
     finally:
         display.refresh()
+
+
+def _interrupted() -> KeyboardInterrupt:
+    """The stop button's KeyboardInterrupt, which IPython shows as one line: `_render_traceback_` is its hook
+    for an exception that draws itself. The frames of this package it printed before were of no use to
+    anyone. Still a KeyboardInterrupt, so the cell fails and "Run all" stops."""
+    error = KeyboardInterrupt(INTERRUPTED)
+    error._render_traceback_ = lambda: [INTERRUPTED]  # type: ignore[attr-defined]
+    return error

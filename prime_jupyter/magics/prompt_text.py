@@ -7,7 +7,7 @@ import sys
 import traceback
 from collections.abc import Mapping
 
-__all__ = ["INSERT_NOTE", "code_block", "fix_prompt", "interpolate", "last_error"]
+__all__ = ["INSERT_NOTE", "KERNEL_NOTE", "code_block", "fix_prompt", "interpolate", "last_error"]
 
 INSERT_NOTE = (
     "\n\n(Answer with the code in one ```python block and do not run it: it goes into a new cell of my "
@@ -15,15 +15,28 @@ INSERT_NOTE = (
 )
 _FENCE = re.compile(r"^```[ \t]*(python|py|ipython|python3)?[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 
+KERNEL_NOTE = (
+    "(The names in backticks above are variables of my notebook's kernel, the one your ipython tool runs in: "
+    "work on them there by name. What they hold:)"
+)
+
 _LIMIT = 4000
 _REFERENCE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?:\[(-?\d+)\])?\}")
 
 
 def interpolate(text: str, namespace: Mapping[str, object]) -> str:
-    """Replace `{name}`, `{In[n]}`, `{Out[n]}` and `{Err}` by their values (as `str`, capped).
+    """Replace `{name}`, `{In[n]}`, `{Out[n]}` and `{Err}` by what they hold.
 
-    A name the namespace lacks stays as written, so braces in code or prose survive.
+    A short value stands in place (`Greet {name}` sends `Greet Ada`). A larger one stands as its name in
+    backticks, and a note after the prompt summarises it (`value_summary`: a frame's shape, columns,
+    dtypes and first rows, not `str(df)`) and says that these are variables of the kernel the agent's
+    `ipython` tool runs in, so it works on them there. The user's own words stay first (the session's
+    title comes from them). A name the namespace lacks stays as written, so braces in code or prose
+    survive. `{Err}` is the last traceback, in place.
     """
+    from prime_jupyter.magics.value_summary import inline, summary
+
+    noted: dict[str, str] = {}
 
     def replace(match: re.Match[str]) -> str:
         name, index = match.group(1), match.group(2)
@@ -37,9 +50,18 @@ def interpolate(text: str, namespace: Mapping[str, object]) -> str:
                 value = value[int(index)]  # type: ignore[index]
             except (KeyError, IndexError, TypeError):
                 return match.group(0)
-        return _capped(str(value))
+        short = inline(value)
+        if short is not None:
+            return short
+        label = name if index is None else f"{name}[{index}]"
+        noted.setdefault(label, summary(value))
+        return f"`{label}`"
 
-    return _REFERENCE.sub(replace, text)
+    sent = _REFERENCE.sub(replace, text)
+    if not noted:
+        return sent
+    notes = "\n".join(f"- `{label}`: {described}" for label, described in noted.items())
+    return f"{sent.rstrip()}\n\n{KERNEL_NOTE}\n{notes}"
 
 
 def last_error() -> str | None:

@@ -182,11 +182,13 @@ class CompactionStart:
 
 @dataclass(slots=True, frozen=True)
 class CompactionEnd:
-    """Compaction is over: the summary, or why there is none."""
+    """Compaction is over: the summary, or why there is none. `summary` and `tokens_before` default to None:
+    the wire leaves None out, and a client that required them dropped a failed compaction's end (an
+    attached terminal stayed at "Compacting the context…")."""
 
     reason: CompactionReason
-    summary: str | None
-    tokens_before: int | None
+    summary: str | None = None
+    tokens_before: int | None = None
     aborted: bool = False
     will_retry: bool = False
     error_message: str | None = None

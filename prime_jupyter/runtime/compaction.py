@@ -8,10 +8,13 @@ the summary.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import TYPE_CHECKING
 
 from prime_jupyter.ai.stream import stream
 from prime_jupyter.ai.types import AssistantMessage, Context, Message, UserMessage
+from prime_jupyter.errors import PrimeError
 from prime_jupyter.protocol.events import CompactionEnd, CompactionStart
 from prime_jupyter.protocol.events import CompactionReason as Reason
 
@@ -19,6 +22,8 @@ if TYPE_CHECKING:
     from prime_jupyter.runtime.agent_session import AgentSession
 
 __all__ = ["CompactionRunner"]
+
+log = logging.getLogger(__name__)
 
 
 class CompactionRunner:
@@ -45,20 +50,39 @@ class CompactionRunner:
 
         usage = message.usage
         used = usage.input + usage.output + usage.cache_read + usage.cache_write
-        return bool(should_compact(used, self._session.model.context_window, settings.reserve_tokens))
+        window = self._session.model.context_window
+        return bool(should_compact(used, window, settings.for_window(window)[0]))
 
     async def compact(self, reason: Reason, *, will_retry: bool = False, instructions: str | None = None) -> bool:
-        """Summarise everything before the kept recent span and append a compaction entry."""
+        """Summarise everything before the kept recent span and append a compaction entry.
+
+        `compaction_end` follows `compaction_start` on every path (a failure, a cancellation, a bug), so no
+        surface is left saying "Compacting the context…". A failure is reported there and not raised: the
+        run it follows is over already."""
+        session = self._session
+        session.emit(CompactionStart(reason))
+        try:
+            end = await self._compact(reason, will_retry, instructions)
+        except asyncio.CancelledError:
+            session.emit(CompactionEnd(reason, aborted=True))
+            raise
+        except Exception as exc:
+            if not isinstance(exc, PrimeError):
+                log.exception("compacting session %s failed", session.session_id)
+            session.emit(CompactionEnd(reason, error_message=str(exc) or type(exc).__name__))
+            return False
+        session.emit(end)
+        return end.error_message is None
+
+    async def _compact(self, reason: Reason, will_retry: bool, instructions: str | None) -> CompactionEnd:
         from prime_jupyter.sessions.compaction import prepare_compaction
         from prime_jupyter.sessions.summary import format_file_lists
 
         session = self._session
-        session.emit(CompactionStart(reason))
-        keep = session.settings.compaction.keep_recent_tokens
+        keep = session.settings.compaction.for_window(session.model.context_window)[1]
         preparation = prepare_compaction(session.manager, keep)
         if preparation is None:
-            session.emit(CompactionEnd(reason, None, None, error_message="nothing to compact yet"))
-            return False
+            return CompactionEnd(reason, error_message="nothing to compact yet")
         try:
             parts: list[str] = []
             if preparation.messages_to_summarize:
@@ -72,14 +96,12 @@ class CompactionRunner:
                 parts.append(f"**Turn context (split turn):**\n\n{prefix}")
             summary = "\n\n---\n\n".join(parts)
         except _SummaryFailed as exc:
-            session.emit(CompactionEnd(reason, None, preparation.tokens_before, error_message=str(exc)))
-            return False
+            return CompactionEnd(reason, None, preparation.tokens_before, error_message=str(exc))
         summary += format_file_lists(preparation.read_files, preparation.modified_files)
         session.manager.append_compaction(
             summary, preparation.first_kept_entry_id, preparation.tokens_before, preparation.details()
         )
-        session.emit(CompactionEnd(reason, summary, preparation.tokens_before, will_retry=will_retry))
-        return True
+        return CompactionEnd(reason, summary, preparation.tokens_before, will_retry=will_retry)
 
     async def summarise(
         self,

@@ -84,6 +84,9 @@ class SessionOptions:
     extensions: ExtensionHost | None = None
     """Extensions already loaded for this folder (the session this one replaces had them): kept, so
     `session_switch` reaches the same extensions; None, or another folder's: loaded for this session."""
+    before_continuing: Callable[[str, Path], None] | None = None
+    """Called with the id and file of a saved transcript that `continue` or `resume` opened, before anything
+    is written to it; raises to refuse (the connection layer's: a Jupyter server has that session open)."""
 
 
 def sessions_dir(directory: Path | None = None) -> Path:
@@ -239,12 +242,19 @@ def _open_manager(options: SessionOptions, home: Path, cwd: Path) -> SessionMana
     if options.mode == "resume":
         if not options.resume:
             raise SessionNotFoundError("--resume needs a session id, id prefix or path")
-        return SessionManager.open(find_session_path(directory, options.resume))
+        return _continued(options, find_session_path(directory, options.resume))
     if options.mode == "continue":
         latest = most_recent_path(directory, str(cwd))
         if latest is not None:
-            return SessionManager.open(latest)
+            return _continued(options, latest)
     return SessionManager.create(cwd, directory)
+
+
+def _continued(options: SessionOptions, path: Path) -> SessionManager:
+    manager = SessionManager.open(path)
+    if options.before_continuing is not None:
+        options.before_continuing(manager.session_id, path)
+    return manager
 
 
 def _choose_model(

@@ -26,7 +26,21 @@ class _S(BaseModel):
 class CompactionSettings(_S):
     enabled: bool = True
     reserve_tokens: int = 16_384
+    """Compact once the context passes `contextWindow - reserveTokens`."""
     keep_recent_tokens: int = 20_000
+    """What compaction keeps as it is (the newest messages); the rest becomes the summary."""
+
+    def for_window(self, context_window: int) -> tuple[int, int]:
+        """`(reserve, keep)` for a model with this context window. The defaults suit a large window; for a
+        smaller one each is at most a quarter of it (a 32k model: 8,192 and 8,192), else the threshold
+        (32,768 - 16,384) came before there was more than the 20,000 kept to compact, and every turn ended
+        in "Compaction failed: nothing to compact yet". Values set in settings.json are used as written."""
+        share = max(context_window // 4, 1)
+        reserve = self.reserve_tokens if "reserve_tokens" in self.model_fields_set else min(self.reserve_tokens, share)
+        keep = self.keep_recent_tokens
+        if "keep_recent_tokens" not in self.model_fields_set:
+            keep = min(keep, share)
+        return reserve, keep
 
 
 class RetrySettings(_S):
@@ -51,7 +65,9 @@ class Settings(_S):
     retry: RetrySettings = Field(default_factory=RetrySettings)
     kernel: KernelSettings = Field(default_factory=KernelSettings)
     tools: list[str] | None = None
-    question_timeout_s: float = 60.0
+    question_timeout_s: float = 0.0
+    """How long a question of the `ask` tool waits for an answer before the agent goes on without one; 0
+    waits until it is answered (a question asked while you were away is still there when you come back)."""
     permission_mode: PermissionMode | None = None
     """The permission mode of new sessions (`ask`, `accept-edits`, `plan`, `auto`); None: `ask` where a
     person can answer, `auto` in `jupyter prime -p` (`runtime.permissions`)."""

@@ -36,7 +36,7 @@ class _Pending:
 
 
 class SessionUI:
-    def __init__(self, emit: Callable[[SessionEvent], None], default_timeout_s: float = 60.0) -> None:
+    def __init__(self, emit: Callable[[SessionEvent], None], default_timeout_s: float = 0.0) -> None:
         self._emit = emit
         self.default_timeout_s = default_timeout_s
         self._pending: dict[str, _Pending] = {}

@@ -43,7 +43,12 @@ class PrimeApp(ExtensionApp):
     kernel_name = Unicode("python3", config=True, help="Kernel spec of the sessions' IPython kernels.")
     tool_timeout = Float(600.0, config=True, help="Seconds one tool call may run before it is interrupted.")
     ring_size = Int(500, config=True, help="Frames kept per session for SSE replay after a reconnect.")
-    dialog_timeout = Float(60.0, config=True, help="Seconds a question to the user stays open before it times out.")
+    dialog_timeout = Float(
+        0.0,
+        config=True,
+        help="Seconds a question of the agent to the user stays open before it times out (and the agent goes on"
+        " without an answer); 0: settings.json's questionTimeoutS, whose default waits until answered.",
+    )
     heartbeat_interval = Float(15.0, config=True, help="Seconds between SSE heartbeat comments on an idle stream.")
     allow_outside_root = Bool(
         False,

@@ -46,7 +46,9 @@ class BridgeConfig:
     kernel_name: str = "python3"
     tool_timeout_s: float = 600.0
     ring_size: int = 500
-    dialog_timeout_s: float = 60.0
+    dialog_timeout_s: float = 0.0
+    """Seconds a question waits before it times out, for every session of the server; 0: settings.json's
+    `questionTimeoutS`, whose default waits until answered."""
     heartbeat_interval_s: float = 15.0
     max_body_bytes: int = 32 * 1024 * 1024
     max_kernels: int = 0

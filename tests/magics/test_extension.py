@@ -111,7 +111,7 @@ def test_a_question_is_answered_through_stdin(kernel: Kernel, llm: ScriptedLLMSe
     )
     msg_id = kernel.submit("%%prime\nsave the results", allow_stdin=True)
     request = kernel.client.get_stdin_msg(timeout=60)
-    assert request["content"]["prompt"].startswith("[y/n] (within ")
+    assert request["content"]["prompt"] == "[y/n]: "  # no time limit unless one is configured (issue 31 item 9)
     kernel.client.input("y")
     cell = kernel.collect(msg_id)
     assert "Overwrite results.csv?" in cell.text() and "Overwriting it." in cell.text()

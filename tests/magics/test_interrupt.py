@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import threading
+import time
 from pathlib import Path
 
+import nbformat
 import pytest
-from notebook_kit import CellResult, Kernel
+from jupyter_client.utils import run_sync
+from nbclient import NotebookClient
+from notebook_kit import CellResult, Kernel, kernel_env
 
 from prime_jupyter.sessions.manager import SessionManager
 from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
@@ -68,3 +74,37 @@ def test_the_tool_time_limit_holds_in_the_notebooks_kernel(kernel: Kernel, llm: 
     finally:
         settings.unlink()
         kernel.run("%prime new")
+
+
+def test_the_stop_button_shows_one_line_and_no_traceback(
+    llm: ScriptedLLMServer, agent_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 31 item 6: after "Interrupted: the run was aborted." the cell showed a KeyboardInterrupt traceback
+    through prime_jupyter/magics/. Under nbclient, the kernel is interrupted once the slow answer streams."""
+    for name, value in kernel_env(agent_home).items():
+        monkeypatch.setenv(name, value)
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="word " * 400, chunks=400)], chunk_delay_s=0.05))
+    asked = len(llm.requests)
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell("%load_ext prime_jupyter"), nbformat.v4.new_code_cell("%%prime\ntalk")]
+    resources = {"metadata": {"path": str(tmp_path)}}
+    client = NotebookClient(notebook, timeout=120, allow_errors=True, kernel_name="python3", resources=resources)
+
+    def stop_once_it_streams(cell: nbformat.NotebookNode, cell_index: int, **_: object) -> None:
+        if cell_index == 1:
+            threading.Thread(target=interrupt_when_asked, daemon=True).start()
+
+    def interrupt_when_asked() -> None:
+        deadline = time.monotonic() + 60
+        while len(llm.requests) == asked and time.monotonic() < deadline:  # the model is asked: the run streams
+            time.sleep(0.01)
+        assert client.km is not None
+        run_sync(client.km.interrupt_kernel)()  # what the stop button asks of the kernel manager
+
+    client.on_cell_execute = stop_once_it_streams
+    client.execute()
+    outputs = notebook.cells[1].outputs
+    [error] = [o for o in outputs if o["output_type"] == "error"]
+    assert error["ename"] == "KeyboardInterrupt" and error["traceback"] == ["Interrupted: the run was aborted."]
+    shown = json.dumps([o for o in outputs if o["output_type"] != "error"])
+    assert "Interrupted" not in shown and "Traceback" not in shown and "prime_jupyter" not in shown, shown

@@ -17,12 +17,12 @@ from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCal
 from prime_jupyter.tools.ask import USER_NOTES
 
 
-def make_session(tmp_path: Path, llm: ScriptedLLMServer, timeout_s: float = 60) -> AgentSession:
+def make_session(tmp_path: Path, llm: ScriptedLLMServer, timeout_s: float | None = 60) -> AgentSession:
     home = tmp_path / "agent"
     home.mkdir(exist_ok=True)
     provider = {"baseUrl": llm.base_url, "api": "anthropic-messages", "apiKey": "k", "models": [{"id": "m1"}]}
     (home / "models.json").write_text(json.dumps({"providers": {"scripted": provider}}))
-    (home / "settings.json").write_text(json.dumps({"questionTimeoutS": timeout_s}))
+    (home / "settings.json").write_text(json.dumps({} if timeout_s is None else {"questionTimeoutS": timeout_s}))
     options = SessionOptions(cwd=tmp_path, model="scripted/m1", tools=["read"], agent_dir=home, interactive=True)
     return create_agent_session(options)
 
@@ -58,6 +58,19 @@ async def test_an_answered_question_reaches_the_model(tmp_path: Path, llm: Scrip
     assert tool_result(session) == "The user chose: b.csv"
     resolved = [e for e in events if isinstance(e, QuestionResolved)]
     assert len(resolved) == 1 and resolved[0].answer is not None
+    await session.dispose()
+
+
+@pytest.mark.asyncio
+async def test_without_a_configured_timeout_a_question_has_no_deadline(tmp_path: Path, llm: ScriptedLLMServer) -> None:
+    """Issue 31 item 9: questions timed out after 60 s by default and the agent went on without the answer."""
+    session = make_session(tmp_path, llm, timeout_s=None)
+    llm.enqueue(ScriptedTurn(blocks=[ASK]), ScriptedTurn(blocks=[Text(text="using a.csv")]))
+    run, question, _ = await asked(session, "load the data")
+    assert question.question.timeout_ms == 0 and session.ui.pending() == [question.question]
+    assert session.ui.answer(question.question.id, SelectAnswer(option_ids=["0"]))
+    await asyncio.wait_for(run, timeout=10)
+    assert tool_result(session) == "The user chose: a.csv"
     await session.dispose()
 
 

@@ -66,6 +66,36 @@ async def test_an_unanswered_question_times_out(prime: PrimeClient, llm: Scripte
     assert "did not answer" in ask_tool_result(await prime.session(session_id))["output"]["content"][0]["text"]
 
 
+async def test_a_question_has_no_deadline_unless_one_is_configured(prime: PrimeClient, llm: ScriptedLLMServer) -> None:
+    """Issue 31 item 9: questions timed out after 60 s (an undocumented server default) and the agent went on."""
+    session_id = await prime.new_session()
+    llm.enqueue(ScriptedTurn(blocks=[ASK]), ScriptedTurn(blocks=[Text(text="b.csv it is")]))
+    frames: list[Json] = []
+    async with prime.chat({"sessionId": session_id, "message": "load it"}) as stream:
+        async for frame in stream:
+            frames.append(frame)
+            if frame["type"] == "question":
+                assert frame["timeoutMs"] == 0  # no deadline: it waits for an answer
+                [pending] = (await prime.session(session_id))["pendingQuestions"]
+                assert pending["id"] == frame["id"] and pending["timeoutMs"] == 0
+                answer = {"kind": "select", "optionIds": ["1"]}
+                await prime.post(
+                    "chat/question", {"sessionId": session_id, "questionId": frame["id"], "answer": answer}
+                )
+    assert "The user chose: b.csv" in ask_tool_result(await prime.session(session_id))["output"]["content"][0]["text"]
+
+
+@pytest.mark.prime_settings(questionTimeoutS=0.3)
+async def test_settings_json_sets_the_question_timeout_of_a_server_session(
+    prime: PrimeClient, llm: ScriptedLLMServer
+) -> None:
+    session_id = await prime.new_session()
+    llm.enqueue(ScriptedTurn(blocks=[ASK]), ScriptedTurn(blocks=[Text(text="ok, a.csv then")]))
+    frames = await prime.turn(session_id, "load it")
+    assert next(f for f in frames if f["type"] == "question")["timeoutMs"] == 300
+    assert [f["cancelled"] for f in frames if f["type"] == "question-resolved"] == ["timeout"]
+
+
 async def test_abort_cancels_a_pending_question(prime: PrimeClient, llm: ScriptedLLMServer) -> None:
     session_id = await prime.new_session()
     llm.enqueue(ScriptedTurn(blocks=[ASK]))

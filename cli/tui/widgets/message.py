@@ -14,6 +14,7 @@ import time
 from typing import TypeVar
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
 from textual.containers import Vertical
 from textual.timer import Timer
 from textual.widget import Widget
@@ -86,8 +87,27 @@ def _parser() -> MarkdownIt:
     """The one Markdown parser of every text part. By default Textual's `Markdown` builds a parser (its
     rules, its link finder's patterns) for each `update` and `append`, 0.2 ms each here: some 70 of them
     before a resumed session's 40 newest messages are drawn, and one per append while an answer streams.
-    Parsing keeps its state apart from the parser's, and it all runs on the app's loop."""
-    return MarkdownIt("gfm-like")
+    Parsing keeps its state apart from the parser's, and it all runs on the app's loop.
+
+    Math (`$x\\_1$`, `$$...$$`) is kept as written: Markdown alone read `\\_` as an escaped `_` and dropped
+    the backslash, which LaTeX needs. `dollarmath` finds it (as pandoc does: no space inside the dollars,
+    no digit after the closing one, so "$5 and $6" stays text), and `_math_as_written` turns it into what
+    Textual's Markdown draws: inline text with its dollars, a block as a fenced block."""
+    from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+    parser = MarkdownIt("gfm-like").use(dollarmath_plugin, allow_space=False, allow_digits=False, double_inline=True)
+    parser.core.ruler.push("math_as_written", _math_as_written)
+    return parser
+
+
+def _math_as_written(state: StateCore) -> None:
+    for token in state.tokens:
+        if token.type in ("math_block", "math_block_label"):
+            body = token.content.strip("\n")
+            token.type, token.tag, token.info, token.content = "fence", "code", "latex", f"$$\n{body}\n$$\n"
+        for child in token.children or ():
+            if child.type in ("math_inline", "math_inline_double"):
+                child.type, child.content = "text", f"{child.markup}{child.content}{child.markup}"
 
 
 class _TextPart(Markdown):

@@ -23,11 +23,16 @@ COMMAND: TypeAdapter[ChatCommandRequest] = TypeAdapter(ChatCommandRequest)
 
 
 class ChatSessionsHandler(PrimeHandler):
-    """`GET` lists every session; `PATCH` renames one; `DELETE` removes one (body or `?sessionId=`)."""
+    """`GET` lists every session (`?live=1`: only those open in this server, read from memory: what a
+    process asks before it writes a transcript, `connection._held`); `PATCH` renames one; `DELETE`
+    removes one (body or `?sessionId=`)."""
 
     @web.authenticated
     @authorized
     async def get(self) -> None:
+        if self.get_query_argument("live", "") == "1":
+            self.reply(SessionsResponse(sessions=self.bridge.live_summaries()))
+            return
         cwd = self.get_query_argument("cwd", None)
         self.reply(SessionsResponse(sessions=await self.bridge.summaries(cwd)))
 

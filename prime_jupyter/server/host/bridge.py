@@ -40,7 +40,7 @@ from prime_jupyter.server.host.culling import KernelCuller, ReleasableKernel
 from prime_jupyter.server.host.dialogs import PendingDialogRegistry
 from prime_jupyter.server.host.kernels import KernelList, KernelReadiness, SpecLookup, session_kernel
 from prime_jupyter.server.host.live import LiveSession
-from prime_jupyter.server.host.summaries import saved_summary
+from prime_jupyter.server.host.summaries import live_summary, saved_summary
 from prime_jupyter.sessions.listing import (
     SessionInfo,
     delete_session,
@@ -241,7 +241,8 @@ class PrimeBridge:
         return options
 
     def _register(self, session: AgentSession, options: SessionOptions) -> LiveSession:
-        session.ui.default_timeout_s = self.config.dialog_timeout_s
+        if self.config.dialog_timeout_s > 0:  # else the session's settings.json (default: wait)
+            session.ui.default_timeout_s = self.config.dialog_timeout_s
         connection = InProcessAgentConnection(session, options)
         live = LiveSession(connection, self.config.ring_size, tune_process_memory=self.config.tune_process_memory)
         self._live[live.session_id] = live
@@ -296,6 +297,10 @@ class PrimeBridge:
         infos = [i for i in infos if i.id not in self._deleting]
         listed = [saved_summary(i, self._live[i.id].session) if i.id in self._live else saved_summary(i) for i in infos]
         return sorted(listed, key=lambda s: s.updated_at, reverse=True)
+
+    def live_summaries(self) -> list[SessionSummary]:
+        """The sessions open in this server (`running` or `idle`), as they are now."""
+        return [live_summary(live) for live in self._live.values() if live.session_id not in self._deleting]
 
     async def rename(self, session_id: str, name: str) -> None:
         live = self._live.get(session_id)

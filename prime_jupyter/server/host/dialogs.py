@@ -1,7 +1,8 @@
 """`PendingDialogRegistry`: the questions sessions ask their users, answered by id and kept on disk.
 
-A question lives in its session's `SessionUI`, which asks it, times it out (the server sets the
-timeout, 60 s by default) and resolves it; abort and delete cancel it there too. The registry adds
+A question lives in its session's `SessionUI`, which asks it, times it out (none by default;
+`PrimeApp.dialog_timeout` or settings.json `questionTimeoutS` set one) and resolves it; abort and
+delete cancel it there too. The registry adds
 what a server needs on top: persistence (answers go through the session's connection, which says
 when the question is gone, and the route answers 404). Every change to a live session's pending questions rewrites
 `<agent_dir>/pending-questions/<sessionId>.json`, which is removed when none are left.

@@ -59,7 +59,18 @@ def test_a_one_line_command_is_shown_once_and_a_long_one_in_full() -> None:
     assert summary_of(one) == "ls" and "ls" not in shown(one)
     script = "\n".join(f"echo {i}" for i in range(30))
     many = CardData("bash", {"command": script}, (), None, "running")
-    assert "10 more lines of code" in shown(many) and "echo 29" in shown(many, expanded=True)
+    assert "9 more lines of code" in shown(many) and "echo 29" in shown(many, expanded=True)
+
+
+def test_the_body_does_not_repeat_the_line_the_header_shows() -> None:
+    """Issue 31 item 10: a card's header showed the code's first line and its body showed it again."""
+    code = "import pandas as pd\ndf = pd.read_csv('x.csv')\ndf.shape"
+    card = CardData("ipython", {"code": code}, (), None, "running")
+    body = shown(card)
+    assert summary_of(card) == "import pandas as pd" and "import pandas" not in body and "df.shape" in body
+    long_first = "x = " + "1 + " * 30 + "1\nprint(x)"
+    cut = CardData("ipython", {"code": long_first}, (), None, "running")
+    assert summary_of(cut).endswith("…") and "x = 1 + 1" in shown(cut)  # cut short there: shown whole here
 
 
 def test_a_generic_tool_shows_its_arguments_and_result() -> None:
