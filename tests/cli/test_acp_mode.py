@@ -154,3 +154,38 @@ async def test_max_tokens_and_an_unknown_mode(agent_dir: Path, llm: ScriptedLLMS
         with pytest.raises(acp.RequestError) as refused:
             await conn.set_session_mode(session_id=session.session_id, mode_id="yolo")
     assert "yolo" in json.dumps(refused.value.data)
+
+
+async def test_a_write_arrives_as_an_edit_with_its_diff(
+    agent_dir: Path, llm: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    target = tmp_path / "notes.txt"
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="write", arguments={"path": str(target), "content": "hello\n"})]),
+        ScriptedTurn(blocks=[Text(text="written")]),
+    )
+    client = Recorder()
+    async with acp_agent(agent_dir, client, *AGENT, "--tools", "write") as conn:
+        session = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
+        await asyncio.wait_for(conn.prompt(session_id=session.session_id, prompt=[acp.text_block("write")]), WAIT_S)
+    (call,) = client.of("tool_call")
+    assert call.kind == "edit" and [loc.path for loc in call.locations] == [str(target)]
+    (diff,) = call.content
+    assert (diff.type, diff.path, diff.new_text, diff.old_text) == ("diff", str(target), "hello\n", None)
+    client.tool_update(call.tool_call_id, "completed")
+    assert target.read_text() == "hello\n"  # the agent's own tool wrote it
+
+
+async def test_a_mode_command_switches_the_mode_without_asking_the_model(
+    agent_dir: Path, llm: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    client = Recorder()
+    async with acp_agent(agent_dir, client, *AGENT) as conn:
+        session = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
+        done = await asyncio.wait_for(
+            conn.prompt(session_id=session.session_id, prompt=[acp.text_block("/mode plan")]), WAIT_S
+        )
+        await client.wait_for(lambda: bool(client.of("current_mode_update")))
+    assert done.stop_reason == "end_turn" and llm.requests == []
+    assert client.of("current_mode_update")[0].current_mode_id == "plan"
+    assert client.agent_text() == "permission mode: plan"
