@@ -41,6 +41,12 @@ def main(argv: list[str] | None = None) -> int:
         from .acp import local_target, serve
 
         return serve(local_target(_target(vars(args), Path(os.getcwd()))), can_list=True)
+    if args.mode == "rpc":  # a program drives a session with JSON lines on stdio
+        import dataclasses
+
+        from . import rpc
+
+        return rpc.serve(dataclasses.replace(_target(vars(args), Path(os.getcwd())), interactive=True))
     if wants_app(args.print, args.mode):  # a terminal and no -p: the interactive app
         from .tui.launch import run_local
 

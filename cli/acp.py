@@ -11,8 +11,7 @@ question tied to a tool call) becomes `session/request_permission`, answered thr
 `session/load` replays the transcript. The agent's own tools do all the file work: nothing is asked of the
 client's `fs` or `terminal`.
 
-The protocol owns stdout: the process's file descriptor 1 points at stderr while it runs, so nothing else
-(a kernel started here, a stray print) can write into the protocol's stream.
+The protocol owns stdout (`stdio.protocol_streams`): nothing else can write into the protocol's stream.
 """
 
 from __future__ import annotations
@@ -58,6 +57,7 @@ from prime_jupyter.protocol.events import (
 from prime_jupyter.protocol.questions import ConfirmAnswer, Question, QuestionAnswer, SelectAnswer
 
 from .args import PERMISSION_MODE_CHOICES
+from .stdio import protocol_streams
 
 __all__ = ["AcpAgent", "serve"]
 
@@ -627,20 +627,8 @@ def _iso(ms: int) -> str:
     return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat().replace("+00:00", "Z")
 
 
-async def _protocol_streams() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    """stdin and the real stdout as asyncio streams; fd 1 then points at stderr (see the module's doc)."""
-    loop = asyncio.get_running_loop()
-    protocol_out = os.dup(sys.stdout.fileno())
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    reader = asyncio.StreamReader(limit=50 * 1024 * 1024)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, os.fdopen(protocol_out, "wb"))
-    writer = asyncio.StreamWriter(transport, protocol, None, loop)
-    return reader, writer
-
-
 async def _serve(agent: AcpAgent) -> None:
-    reader, writer = await _protocol_streams()
+    reader, writer = await protocol_streams()
     try:
         # the SDK's `Agent` protocol lists every optional method; the ones left out here answer "not found"
         await acp.run_agent(cast(acp.Agent, agent), input_stream=writer, output_stream=reader)

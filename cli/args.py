@@ -37,9 +37,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-p", "--print", action="store_true", help="run the prompt, print the final answer, exit")
     parser.add_argument(
         "--mode",
-        choices=("text", "json", "acp"),
+        choices=("text", "json", "acp", "rpc"),
         default="text",
-        help="json: one JSON line per event; acp: serve the Agent Client Protocol on stdio (for editors)",
+        help="json: one JSON line per event; acp: serve the Agent Client Protocol on stdio (for editors); "
+        "rpc: JSON commands on stdin, answers and events on stdout (for programs)",
     )
     parser.add_argument("--model", help="provider/id[:thinking], e.g. anthropic/claude-sonnet-5-5:high")
     parser.add_argument(
