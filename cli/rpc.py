@@ -198,5 +198,6 @@ async def _serve(target: LocalTarget | ServerTarget) -> int:
 
 def serve(target: LocalTarget | ServerTarget) -> int:
     """Serve the session `target` names on stdin/stdout until stdin ends; the exit code."""
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="prime rpc: %(message)s")
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="prime rpc: %(message)s")
+    log.setLevel(logging.INFO)  # our own notes; a library's (every HTTP request of httpx) only when it warns
     return asyncio.run(_serve(target))
