@@ -93,7 +93,7 @@ def command_names() -> tuple[str, ...]:
     """Every `type` a line may have."""
     union = typing.get_args(typing.get_args(Command)[0])  # Annotated[A | B | ..., Field(...)]
     ours = [model.model_fields["type"].default for model in union]
-    return tuple(sorted({*ours, *ALIASES, *READS} - set(ALIASES.values())))
+    return tuple(sorted({*ours, *ALIASES, *READS}))
 
 
 def read_command(line: bytes) -> ReadCommand:
