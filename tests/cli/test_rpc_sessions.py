@@ -76,13 +76,23 @@ async def test_new_fork_clone_and_switch_replace_the_session(
     assert missing["success"] is False and "no-such-session" in missing["error"]
 
 
-async def test_export_and_the_commands(agent_dir: Path, llm: ScriptedLLMServer, tmp_path: Path) -> None:
+async def test_export_naming_listing_the_mode_and_the_commands(
+    agent_dir: Path, llm: ScriptedLLMServer, tmp_path: Path
+) -> None:
     llm.enqueue(ScriptedTurn(blocks=[Text(text="worth keeping")]))
     async with rpc_process(agent_dir, *AGENT, cwd=tmp_path) as rpc:
         await turn(rpc, "remember this")
         page = await rpc.ok({"type": "export_html", "outputPath": "page.html"})
         notebook = await rpc.ok({"type": "export", "format": "ipynb", "path": "talk.ipynb"})
         commands = await rpc.ok({"type": "get_commands"})
+        assert await rpc.ok({"type": "set_session_name", "name": "kept"}) == {"ok": True}
+        listed = await rpc.ok({"type": "list_sessions"})
+        assert await rpc.ok({"type": "set_permission_mode", "mode": "plan"}) == {"ok": True}
+        bad_mode = await rpc.call({"type": "set_permission_mode", "mode": "yolo"})
+        state = await rpc.ok({"type": "get_state"})
+    assert [s.get("name") for s in listed["sessions"]] == ["kept"]
+    assert state["sessionName"] == "kept" and state["permissionMode"] == "plan"
+    assert bad_mode["success"] is False and "yolo" in bad_mode["error"]
     assert page == {"command": "export", "path": str(tmp_path / "page.html"), "format": "html"}
     assert "worth keeping" in (tmp_path / "page.html").read_text()
     assert notebook["path"] == str(tmp_path / "talk.ipynb") and "remember this" in Path(notebook["path"]).read_text()
