@@ -14,7 +14,8 @@ process goes on reading.
 
 When stdin ends, a session run here lets its run finish (a question asked from then on is dismissed:
 nobody is left to answer it, so an approval is declined), then the process exits; a session in a Jupyter
-server (`attach`) keeps running there, and the process exits at once. Nothing but these lines is written
+server (`attach`) keeps running there, and the process exits at once. Attached, the questions pending in
+the server are sent first, as the `question_asked` events this process missed. Nothing but these lines is written
 to stdout (`stdio.protocol_streams`); logs go to stderr.
 """
 
@@ -66,10 +67,12 @@ class RpcResponse(WireModel):
 class RpcServer:
     """Reads commands from `reader`, carries them out on `connection`, writes answers and events to `writer`."""
 
-    def __init__(self, connection: AgentConnection, writer: asyncio.StreamWriter, *, finish_on_eof: bool) -> None:
+    def __init__(self, connection: AgentConnection, writer: asyncio.StreamWriter, *, in_server: bool) -> None:
+        """`in_server`: the session lives in a Jupyter server (`attach`): it may have questions pending when
+        this process attaches, and it goes on running after this process ends."""
         self._connection = connection
         self._writer = writer
-        self._finish_on_eof = finish_on_eof
+        self._in_server = in_server
         self._pending: set[str] = set()
         self._dismissing: set[asyncio.Task[bool]] = set()
         self._input_ended = False
@@ -80,6 +83,8 @@ class RpcServer:
     async def serve(self, reader: asyncio.StreamReader) -> int:
         """Serve until stdin ends (or stdout's reader or the session's server went away); the exit code."""
         try:
+            if self._in_server:
+                await self._announce_pending()
             while not self._gone:
                 line = await self._next_line(reader)
                 if line is None:
@@ -131,9 +136,15 @@ class RpcServer:
             return RpcResponse(id=read.request_id, command=read.name, success=False, error=f"internal error: {exc}")
         return RpcResponse(id=read.request_id, command=read.name, success=True, data=data)
 
+    async def _announce_pending(self) -> None:
+        """The questions pending as this process attached, as the `question_asked` events it missed."""
+        for question in (await self._connection.get_snapshot(tail=1)).pending_questions:
+            self._on_event(SessionEventReceived(QuestionAsked(question)))
+        await self._drain()
+
     async def _end_of_input(self) -> None:
         """stdin ended: a session run here finishes its run first, with nobody left to answer questions."""
-        if not self._finish_on_eof:
+        if self._in_server:
             return
         self._input_ended = True
         for question_id in tuple(self._pending):
@@ -143,13 +154,15 @@ class RpcServer:
 
     def _on_event(self, event: ConnectionEvent) -> None:
         if isinstance(event, SessionEventReceived):
-            self._line(event_to_json(event.event))
             if isinstance(event.event, QuestionAsked):
+                if event.event.question.id in self._pending:
+                    return  # announced already (`_announce_pending`)
                 self._pending.add(event.event.question.id)
                 if self._input_ended:
                     self._dismiss(event.event.question.id)
             elif isinstance(event.event, QuestionResolved):
                 self._pending.discard(event.event.id)
+            self._line(event_to_json(event.event))
         elif isinstance(event, Closed):
             if not self._lost.done():
                 self._lost.set_result(event.error or "the session's connection closed")
@@ -186,7 +199,7 @@ async def _serve(target: LocalTarget | ServerTarget) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     try:
-        return await RpcServer(connection, writer, finish_on_eof=not isinstance(target, ServerTarget)).serve(reader)
+        return await RpcServer(connection, writer, in_server=isinstance(target, ServerTarget)).serve(reader)
     finally:
         await connection.dispose()
         try:

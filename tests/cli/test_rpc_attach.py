@@ -77,7 +77,7 @@ async def test_a_program_and_the_panel_work_on_one_session(server: JupyterProces
     assert rpc.events("agent_end")[-1]["messages"][-1]["content"] == [{"type": "text", "text": "hello panel"}]
 
 
-async def test_an_approval_in_a_server_session_is_answered_over_rpc(
+async def test_an_approval_pending_in_the_server_is_answered_by_the_next_program_attached(
     server: JupyterProcess, llm: ScriptedLLMServer
 ) -> None:
     marker = server.root_dir / "work" / "refused.txt"
@@ -85,12 +85,17 @@ async def test_an_approval_in_a_server_session_is_answered_over_rpc(
         ScriptedTurn(blocks=[ToolCall(name="bash", arguments={"command": f"touch {marker}"})]),
         ScriptedTurn(blocks=[Text(text="not allowed")]),
     )
-    async with attach(server, "--permission-mode", "ask") as rpc:
-        await rpc.ok({"type": "prompt", "message": "touch it"})
-        (asked,) = await rpc.wait_for_event("question_asked")
+    async with attach(server, "--permission-mode", "ask") as first:
+        session_id = (await first.ok({"type": "get_state"}))["sessionId"]
+        await first.ok({"type": "prompt", "message": "touch it"})
+        (asked,) = await first.wait_for_event("question_asked")
+        assert await first.close_stdin() == 0  # the question stays pending in the server
+    async with attach(server, "--session", session_id) as second:
+        (announced,) = await second.wait_for_event("question_asked")
         answer = {"kind": "select", "optionIds": ["reject_once"]}
-        await rpc.ok({"type": "answer_question", "questionId": asked["question"]["id"], "answer": answer})
-        (end,) = await rpc.wait_for_event("agent_end")
+        await second.ok({"type": "answer_question", "questionId": announced["question"]["id"], "answer": answer})
+        (end,) = await second.wait_for_event("agent_end")
+    assert announced["question"] == asked["question"]
     assert end["messages"][-1]["content"] == [{"type": "text", "text": "not allowed"}]
     assert not marker.exists()
 
