@@ -15,7 +15,8 @@ process goes on reading.
 When stdin ends, a session run here lets its run finish (a question asked from then on is dismissed:
 nobody is left to answer it, so an approval is declined), then the process exits; a session in a Jupyter
 server (`attach`) keeps running there, and the process exits at once. Attached, the questions pending in
-the server are sent first, as the `question_asked` events this process missed. Nothing but these lines is written
+the server are sent first, as the `question_asked` events this process missed. Ctrl+C or SIGTERM ends the
+process at once (exit 128 + the signal), a run of its own aborted first. Nothing but these lines is written
 to stdout (`stdio.protocol_streams`); logs go to stderr.
 """
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 import sys
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -77,11 +79,16 @@ class RpcServer:
         self._dismissing: set[asyncio.Task[bool]] = set()
         self._input_ended = False
         self._gone = False
-        self._lost: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self._stopped: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        """Set to the exit code when the process must end before stdin does (a signal, the session lost)."""
         self._unsubscribe = connection.subscribe(self._on_event)
 
     async def serve(self, reader: asyncio.StreamReader) -> int:
-        """Serve until stdin ends (or stdout's reader or the session's server went away); the exit code."""
+        """Serve until stdin ends (or a signal came, or stdout's reader or the session's server went away);
+        the exit code."""
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, self._on_signal, signum)
         try:
             if self._in_server:
                 await self._announce_pending()
@@ -91,21 +98,30 @@ class RpcServer:
                     break
                 if line.strip():
                     await self._handle(line)
-            if self._lost.done():
-                print(f"error: {self._lost.result()}", file=sys.stderr)
-                return 1
-            if self._gone:
-                await self._connection.abort()
-            else:
+            if not (self._gone or self._stopped.done()):
                 await self._end_of_input()
-            return 0
+            elif not self._in_server:  # the process ends now: so does the run it holds
+                await self._connection.abort()
+                await self._connection.wait_for_idle()
+            return self._stopped.result() if self._stopped.done() else 0
         finally:
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(signum)
             self._unsubscribe()
 
+    def _on_signal(self, signum: int) -> None:
+        """Ctrl+C or SIGTERM: stop serving (a run of this process is aborted), exit 128 + the signal."""
+        log.info("%s: stopping", signal.Signals(signum).name)
+        self._stop(128 + signum)
+
+    def _stop(self, code: int) -> None:
+        if not self._stopped.done():
+            self._stopped.set_result(code)
+
     async def _next_line(self, reader: asyncio.StreamReader) -> bytes | None:
-        """The next line of stdin; None at its end, or once the session was lost."""
+        """The next line of stdin; None at its end, or once the process must stop."""
         reading = asyncio.ensure_future(reader.readline())
-        either: list[asyncio.Future[Any]] = [reading, self._lost]
+        either: list[asyncio.Future[Any]] = [reading, self._stopped]
         await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
         if not reading.done():
             reading.cancel()
@@ -164,8 +180,8 @@ class RpcServer:
                 self._pending.discard(event.event.id)
             self._line(event_to_json(event.event))
         elif isinstance(event, Closed):
-            if not self._lost.done():
-                self._lost.set_result(event.error or "the session's connection closed")
+            print(f"error: {event.error or 'the connection to the session closed'}", file=sys.stderr)
+            self._stop(1)
         elif isinstance(event, ConnectionStatus):
             log.info("%s%s", event.status, f": {event.error}" if event.error else "")
         elif isinstance(event, ClientNotice):

@@ -4,6 +4,7 @@ sessions against the scripted provider."""
 from __future__ import annotations
 
 import json
+import signal
 from pathlib import Path
 
 import pytest
@@ -224,3 +225,23 @@ async def test_end_of_input_declines_an_approval_nobody_can_answer(
     assert rpc.events("tool_execution_end")[0]["isError"] is True
     assert rpc.events("agent_end")[0]["messages"][-1]["content"] == [{"type": "text", "text": "not allowed"}]
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+async def test_a_signal_aborts_the_running_turn_and_ends_the_process(
+    agent_dir: Path, llm: ScriptedLLMServer, tmp_path: Path, signum: signal.Signals
+) -> None:
+    marker = tmp_path / "after.txt"
+    code = f"import time\nprint('started', flush=True)\ntime.sleep(120)\nopen({str(marker)!r}, 'w').write('late')"
+    llm.enqueue(ScriptedTurn(blocks=[ipython(code)]), ScriptedTurn(blocks=[Text(text="never asked for")]))
+    async with rpc_process(agent_dir, *AGENT, cwd=tmp_path) as rpc:
+        await rpc.ok({"type": "prompt", "message": "sleep"})
+        await rpc.wait_for(
+            lambda: "started" in json.dumps([e["partialResult"] for e in rpc.events("tool_execution_update")])
+        )
+        rpc.process.send_signal(signum)
+        exit_code = await rpc.exited()
+    assert exit_code == 128 + signum
+    (end,) = rpc.events("agent_end")  # written before the process ended
+    assert end["messages"][-1]["isError"] is True
+    assert len(llm.requests) == 1 and not marker.exists()

@@ -81,6 +81,10 @@ class RpcClient:
         """End stdin; the exit code once the process is gone."""
         assert self.process.stdin is not None
         self.process.stdin.close()
+        return await self.exited()
+
+    async def exited(self) -> int:
+        """The exit code once the process is gone and every line it wrote was read."""
         code = await asyncio.wait_for(self.process.wait(), WAIT_S)
         await asyncio.wait_for(self._reading, WAIT_S)
         return code
