@@ -245,3 +245,21 @@ async def test_a_signal_aborts_the_running_turn_and_ends_the_process(
     (end,) = rpc.events("agent_end")  # written before the process ended
     assert end["messages"][-1]["isError"] is True
     assert len(llm.requests) == 1 and not marker.exists()
+
+
+async def test_the_models_question_is_an_event_the_client_answers_with_text(
+    agent_dir: Path, llm: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="ask", arguments={"question": "Which file?", "kind": "input"})]),
+        ScriptedTurn(blocks=[Text(text="thanks")]),
+    )
+    async with rpc_process(agent_dir, *AGENT, "--tools", "ipython", cwd=tmp_path) as rpc:
+        await rpc.ok({"type": "prompt", "message": "ask me"})
+        (asked,) = await rpc.wait_for_event("question_asked")
+        question = asked["question"]
+        reply = {"kind": "input", "text": "data.csv"}
+        await rpc.ok({"type": "answer_question", "questionId": question["id"], "answer": reply})
+        await rpc.wait_for_event("agent_end")
+    assert (question["kind"], question["title"]) == ("input", "Which file?")
+    assert "data.csv" in json.dumps(llm.requests[-1].body["messages"][-1])  # type: ignore[index]
