@@ -37,6 +37,16 @@ def main(argv: list[str] | None = None) -> int:
         return sessions_main(words[1:])
     parser = build_parser()
     args = parser.parse_args(argv)  # --help and --version exit here, before any of what follows is imported
+    if args.mode == "acp":  # an editor drives sessions over the Agent Client Protocol on stdio
+        from .acp import local_target, serve
+
+        return serve(local_target(_target(vars(args), Path(os.getcwd()))), can_list=True)
+    if args.mode == "rpc":  # a program drives a session with JSON lines on stdio
+        import dataclasses
+
+        from . import rpc
+
+        return rpc.serve(dataclasses.replace(_target(vars(args), Path(os.getcwd())), interactive=True))
     if wants_app(args.print, args.mode):  # a terminal and no -p: the interactive app
         from .tui.launch import run_local
 

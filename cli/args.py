@@ -35,7 +35,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("messages", nargs="*", help="the prompt; @path arguments inline that file")
     parser.add_argument("-p", "--print", action="store_true", help="run the prompt, print the final answer, exit")
-    parser.add_argument("--mode", choices=("text", "json"), default="text", help="json: one JSON line per event")
+    parser.add_argument(
+        "--mode",
+        choices=("text", "json", "acp", "rpc"),
+        default="text",
+        help="json: one JSON line per event; acp: serve the Agent Client Protocol on stdio (for editors); "
+        "rpc: JSON commands on stdin, answers and events on stdout (for programs)",
+    )
     parser.add_argument("--model", help="provider/id[:thinking], e.g. anthropic/claude-sonnet-5-5:high")
     parser.add_argument(
         "--thinking", choices=("off", "minimal", "low", "medium", "high", "xhigh"), help="thinking level"

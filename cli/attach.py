@@ -74,7 +74,13 @@ def build_attach_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("messages", nargs="*", help="the prompt; @path arguments inline that file")
     parser.add_argument("-p", "--print", action="store_true", help="run the prompt, print the final answer, exit")
-    parser.add_argument("--mode", choices=("text", "json"), default="text", help="json: one JSON line per event")
+    parser.add_argument(
+        "--mode",
+        choices=("text", "json", "acp", "rpc"),
+        default="text",
+        help="json: one JSON line per event; acp: serve the Agent Client Protocol on stdio (for editors); "
+        "rpc: JSON commands on stdin, answers and events on stdout (for programs)",
+    )
     parser.add_argument("--session", metavar="SESSION", help="the session: any unique part of its id, or its name")
     parser.add_argument("--model", help="provider/id[:thinking] for the session")
     parser.add_argument("--cwd", help="working directory of a new session, on the server")
@@ -93,6 +99,16 @@ def build_attach_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     args = build_attach_parser().parse_args(argv)
+    if args.mode == "acp":  # an editor drives sessions of the server over the Agent Client Protocol
+        from .acp import serve, server_target
+
+        _gc_start_up()
+        return serve(server_target(_target(args, Path(os.getcwd()))), can_list=False)
+    if args.mode == "rpc":  # a program drives a session of the server with JSON lines on stdio
+        from . import rpc
+
+        _gc_start_up()
+        return rpc.serve(_target(args, Path(os.getcwd())))
     if wants_app(args.print, args.mode):  # a terminal and no -p: the interactive app, attached
         from .tui.launch import run_attached
 
