@@ -5,6 +5,7 @@ jupyter_server only for typing. Modules:
 
     ops          the seam: KernelOps, KernelLauncher, OutputMessage, ExecuteReply, KernelError tree
     managed      KernelOps over a jupyter_client multi-kernel manager
+    gateway      GatewayChannels: a remote kernel's channels over a gateway's websocket (--gateway-url)
     local        LocalKernelLauncher: a private AsyncMultiKernelManager (no server)
     server       ServerKernelLauncher: the Jupyter server's own kernel manager
     inprocess    InProcessLauncher: the running IPython shell (%%prime)

@@ -9,6 +9,9 @@ kernel process is still the one it started; a crash, a restart or a shutdown by 
 
 The manager's auto-restarter is switched off for our kernels: the provisioner owns restarts, so the
 model is always told about them and two restarts never race.
+
+Remote kernels (a server started with `--gateway-url`) go the same way, over `GatewayChannels` (one
+websocket) instead of ZMQ sockets; a restart by the gateway is seen on iopub, not as a new process id.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any, Protocol, cast
 from pydantic import JsonValue
 
 from prime_jupyter.kernel import reaper
+from prime_jupyter.kernel.gateway import GatewayChannels, is_gateway_kernel
 from prime_jupyter.kernel.ops import (
     ExecuteReply,
     KernelDiedError,
@@ -158,7 +162,7 @@ class ManagedKernelOps:
 
     async def is_alive(self) -> bool:
         km = self._lookup()
-        return km is not None and bool(await km.is_alive()) and _pid(km) == self._pid
+        return km is not None and bool(await km.is_alive()) and _pid(km) == self._pid and not self._relay_lost()
 
     async def kernel_info(self) -> KernelInfo:
         info = self._info
@@ -191,12 +195,14 @@ class ManagedKernelOps:
     async def _connect(self, ready_timeout: float) -> None:
         km = self._kernel_manager()
         self._pid = _pid(km)
-        self._client = km.client()
+        self._client = GatewayChannels(km) if is_gateway_kernel(km) else km.client()
         # km.client() clones the manager's session, id included, and the kernel's ROUTER sockets route
         # replies by that id: another client made the same way would steal our replies. Use our own.
         self._client.session.session = str(uuid.uuid4())
-        self._client.start_channels()
         try:
+            started = self._client.start_channels()
+            if inspect.isawaitable(started):  # the gateway's websocket
+                await started
             await self._wait_ready(ready_timeout)
         except BaseException:
             self._close_client()
@@ -238,9 +244,18 @@ class ManagedKernelOps:
     async def _next(self, channel: Any) -> Msg:
         while True:
             try:
-                return cast(Msg, await channel.get_msg(timeout=self._poll_s))
+                msg = cast(Msg, await channel.get_msg(timeout=self._poll_s))
             except queue.Empty:
                 await self._check_alive()
+                continue
+            if self._relay_lost():
+                await self._check_alive()
+            return msg
+
+    def _relay_lost(self) -> bool:
+        """A gateway said our kernel restarted (it died), or its websocket closed."""
+        client = self._client
+        return isinstance(client, GatewayChannels) and (client.restarted or client.closed)
 
     async def _check_alive(self) -> None:
         km = self._kernel_manager()
@@ -249,6 +264,8 @@ class ManagedKernelOps:
             raise KernelDiedError(describe_exit(getattr(process, "returncode", None)))
         if _pid(km) != self._pid:
             raise KernelDiedError("the kernel was restarted by another client")
+        if self._relay_lost():
+            raise KernelDiedError("the kernel died and the gateway restarted it, or its connection was lost")
 
     async def _until_idle(self, pending: _Pending, sink: OutputSink | None) -> None:
         iopub = self._client.iopub_channel
