@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,6 +40,8 @@ __all__ = ["ENV_API_KEYS", "ModelRef", "ModelRegistry", "agent_dir", "parse_mode
 
 log = logging.getLogger(__name__)
 
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+"""What a models.json `apiKey` naming an environment variable looks like."""
 ENV_API_KEYS = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 ENV_BASE_URLS = {"anthropic": "ANTHROPIC_BASE_URL", "openai": "OPENAI_BASE_URL"}
 DEFAULT_MODELS = {"anthropic": "claude-sonnet-5-5", "openai": "gpt-5.4"}
@@ -249,6 +252,13 @@ class ModelRegistry:
             if custom:
                 found[f"models.json: {provider}"] = os.environ.get(custom, custom)
         return {where: value for where, value in found.items() if len(value) >= 8}
+
+    def key_variables(self) -> set[str]:
+        """The environment variables this registry takes keys from (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`,
+        and those a models.json `apiKey` names), set or not: what a server keeps out of the agent's
+        kernels and commands (`runtime.environment`)."""
+        named = {custom for custom in self.custom_keys.values() if custom and _ENV_NAME.fullmatch(custom)}
+        return set(ENV_API_KEYS.values()) | named
 
     def base_url(self, model: Model) -> str | None:
         if model.base_url:

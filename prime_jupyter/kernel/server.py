@@ -13,7 +13,7 @@ error; `GET info` as the reason kernels are not ready); one that frees a slot le
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from prime_jupyter.kernel.managed import ManagedKernelOps, MultiKernelManagerLike, launch_managed
@@ -28,10 +28,18 @@ __all__ = ["ServerKernelLauncher"]
 class ServerKernelLauncher:
     """A `KernelLauncher` over a jupyter_server kernel manager (it stays the server's to stop)."""
 
-    def __init__(self, kernel_manager: AsyncMappingKernelManager, *, max_kernels: int = 0) -> None:
+    def __init__(
+        self,
+        kernel_manager: AsyncMappingKernelManager,
+        *,
+        max_kernels: int = 0,
+        environment: Callable[[], Mapping[str, str]] | None = None,
+    ) -> None:
         """`max_kernels`: most kernels of this launcher alive at once (0: no cap). A kernel counts from
         the moment its start begins until the kernel manager no longer lists it (shut down by its
-        session, from Lab, culled, dead)."""
+        session, from Lab, culled, dead). `environment` makes the environment each kernel starts in (the
+        server's without its provider keys: `runtime.environment`); None: the server's."""
+        self._environment = environment
         self._manager = cast(MultiKernelManagerLike, kernel_manager)
         self._list = kernel_manager.list_kernel_ids
         self.max_kernels = max_kernels
@@ -59,8 +67,9 @@ class ServerKernelLauncher:
         if refusal is not None:
             raise KernelError(refusal)
         kwargs: dict[str, Any] = {"kernel_name": kernel_name, "cwd": cwd}
-        if env:
-            kwargs["env"] = {**os.environ, **env}
+        if env or self._environment is not None:
+            base = self._environment() if self._environment is not None else os.environ
+            kwargs["env"] = {**base, **(env or {})}
         self._starting += 1
         try:
             ops = await launch_managed(self._manager, **kwargs)

@@ -135,6 +135,9 @@ class AgentSession:
             self._stop_hearing = extensions.subscribe(self._tell_diagnostic)
         self._plan_offer: asyncio.Task[None] | None = None
         self._last_answer: AssistantMessage | None = None
+        self.environment: Callable[[], dict[str, str]] | None = None
+        """Makes the environment of the user's `!` commands (a server's, without its provider keys:
+        `runtime.environment`); None: this process's."""
 
     # --- state ----------------------------------------------------------------------------------
 
@@ -458,7 +461,8 @@ class AgentSession:
         controller = self._shell = AbortController()
         try:
             run = self._shell_run = ShellRun(command, include_in_context, execution_id, self.emit)
-            return await run.execute(self.cwd, controller.signal, self.manager.append_message)
+            env = self.environment() if self.environment is not None else None
+            return await run.execute(self.cwd, controller.signal, self.manager.append_message, env)
         finally:
             self._shell = self._shell_run = None
 

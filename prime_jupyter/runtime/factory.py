@@ -68,6 +68,9 @@ class SessionOptions:
     """The host's default (the server's `PrimeApp.default_permission_mode`)."""
     allowed_permission_modes: tuple[PermissionMode, ...] | None = None
     """The modes the host allows (the server's `PrimeApp.allowed_permission_modes`); None: all."""
+    environment: Callable[[], dict[str, str]] | None = None
+    """Makes the environment of the session's `bash` and `!` commands (a server's, without its provider
+    keys: `runtime.environment`); None: this process's. Its kernels' come from `kernel_launcher`."""
     notebook: str | None = None
     """Tie the session to this notebook (a path, relative to `cwd`): its `ipython` tool runs in the
     notebook's own kernel. Recorded in the transcript, so a resumed session keeps the tie."""
@@ -128,7 +131,8 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
     recorded = _recorded_notebook(manager)
     notebook = options.notebook or recorded
     tools = [n for n in names if n != "ask"]
-    tool_set = build_tool_set(tools, workdir, model, kernel, notebooks, notebook, options.file_root)
+    root, environment = options.file_root, options.environment
+    tool_set = build_tool_set(tools, workdir, model, kernel, notebooks, notebook, root, environment)
     if notebook != recorded:  # only once the path was accepted (inside the root, a notebook's)
         manager.append_custom(NOTEBOOK_ENTRY, {"path": notebook})
     if tool_set.notebooks is not None:
@@ -169,6 +173,7 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
         interactive=options.interactive,
         extensions=extensions,
     )
+    session.environment = options.environment
     if "ask" in names:  # only where a person can answer: a headless run does not import it
         from prime_jupyter.tools.ask import make_ask_tool
 

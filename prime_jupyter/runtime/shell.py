@@ -11,7 +11,7 @@ end of its output so far, bounded as a chunk is), so a client attaching mid-comm
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from prime_jupyter.ai.abort import AbortSignal
 from prime_jupyter.protocol.events import SessionEvent, ShellExecutionEnd, ShellExecutionOutput, ShellExecutionStart
@@ -56,14 +56,19 @@ class ShellRun:
         )
 
     async def execute(
-        self, cwd: str, signal: AbortSignal, append: Callable[[BashExecutionMessage], MessageEntry]
+        self,
+        cwd: str,
+        signal: AbortSignal,
+        append: Callable[[BashExecutionMessage], MessageEntry],
+        env: Mapping[str, str] | None = None,
     ) -> tuple[BashExecutionMessage, str]:
-        """Run the command in `cwd` until it ends or `signal` fires, and `append` it to the transcript.
+        """Run the command in `cwd` (in `env`, else this process's environment) until it ends or `signal`
+        fires, and `append` it to the transcript.
         Raises ValueError for a command that cannot run."""
         self._started = True
         self._emit(ShellExecutionStart(self.execution_id, self.command, self.include_in_context))
         try:
-            run = await run_user_command(self.command, cwd, signal, self._output)
+            run = await run_user_command(self.command, cwd, signal, self._output, env)
         except ValueError as exc:
             self._emit(self._end(None, None, error=str(exc)))
             raise

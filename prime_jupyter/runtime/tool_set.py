@@ -63,11 +63,13 @@ def build_tool_set(
     notebooks: Callable[[], NotebookWorkspace] | None = None,
     notebook: str | None = None,
     file_root: Path | None = None,
+    environment: Callable[[], dict[str, str]] | None = None,
 ) -> ToolSet:
     """The tools named; `notebooks` makes the notebook tools' workspace (default: notebooks on disk under
     `cwd`, each with a kernel of its own from the local launcher). With `notebook` (a path), the session
     is tied to that notebook: its `ipython` tool runs in the notebook's own kernel. `file_root` confines
-    `read`, `write` and `edit` (a server's root; None: they act anywhere)."""
+    `read`, `write` and `edit` (a server's root; None: they act anywhere); `environment` makes the
+    environment of each `bash` command (None: this process's)."""
     unknown = [n for n in names if n not in ALL_TOOLS or n == "ask"]
     if unknown:
         raise ConfigError(f"unknown tool(s) {', '.join(unknown)}: choose from {', '.join(ALL_TOOLS)}")
@@ -82,7 +84,8 @@ def build_tool_set(
         elif name in NOTEBOOK_TOOLS:
             _add_notebook_tool(result, name, model, make)
         else:
-            result.tools.append(_pi_tool(name, str(cwd), str(file_root) if file_root is not None else None))
+            root = str(file_root) if file_root is not None else None
+            result.tools.append(_pi_tool(name, str(cwd), root, environment))
     return result
 
 
@@ -136,7 +139,7 @@ def _add_notebook_tool(result: ToolSet, name: str, model: Model, make: Callable[
         result.tools.append(make_notebook_run_tool(workspace, accepts_images=model.accepts_images))
 
 
-def _pi_tool(name: str, cwd: str, root: str | None) -> AnyTool:
+def _pi_tool(name: str, cwd: str, root: str | None, environment: Callable[[], dict[str, str]] | None) -> AnyTool:
     if name == "read":
         from prime_jupyter.tools.read import make_read_tool
 
@@ -151,7 +154,7 @@ def _pi_tool(name: str, cwd: str, root: str | None) -> AnyTool:
         return make_edit_tool(cwd, root)
     from prime_jupyter.tools.bash import make_bash_tool
 
-    return make_bash_tool(cwd)
+    return make_bash_tool(cwd, environment)
 
 
 def _add_ipython(result: ToolSet, cwd: Path, model: Model, kernel: KernelConfig) -> None:

@@ -115,6 +115,14 @@ class PrimeApp(ExtensionApp):
         " final (no user extension can undo them) and their tool_result handlers run last. One that cannot load"
         " makes every tool call refused until it is fixed.",
     )
+    hidden_environment = List(
+        Unicode(),
+        [],
+        config=True,
+        help="Environment variables the agent's kernels and its bash and ! commands do not get, besides the"
+        " provider keys (ANTHROPIC_API_KEY, OPENAI_API_KEY and those models.json's apiKey names, always left"
+        " out): names or shell-style patterns, e.g. ['*_TOKEN', 'DATABASE_URL'].",
+    )
     max_body_bytes = Int(32 * 1024 * 1024, config=True, help="Largest request body accepted (413 above it).")
     tune_process_memory = Bool(
         False,
@@ -146,6 +154,7 @@ class PrimeApp(ExtensionApp):
             default_permission_mode=self.default_permission_mode,
             allowed_permission_modes=tuple(self.allowed_permission_modes),
             policy_extensions=tuple(self.policy_extensions),
+            hidden_environment=tuple(self.hidden_environment),
             tune_process_memory=self.tune_process_memory,
             provider_setup=self.provider_setup,
         )
@@ -154,6 +163,7 @@ class PrimeApp(ExtensionApp):
         """The bridge, made on first use."""
         if self._bridge is None:
             from prime_jupyter.kernel.server import ServerKernelLauncher
+            from prime_jupyter.runtime.environment import without_provider_keys
             from prime_jupyter.server.host.bridge import PrimeBridge
             from prime_jupyter.server.host.notebooks import server_notebooks
 
@@ -162,10 +172,16 @@ class PrimeApp(ExtensionApp):
             specs = getattr(server, "kernel_spec_manager", None)
             kernels = getattr(server, "kernel_manager", None)
             config = self.bridge_config()
-            launcher = ServerKernelLauncher(kernels, max_kernels=config.max_kernels) if kernels is not None else None
+            environment = without_provider_keys(config.agent_dir, config.hidden_environment)
+            launcher = (
+                ServerKernelLauncher(kernels, max_kernels=config.max_kernels, environment=environment)
+                if kernels is not None
+                else None
+            )
             self._bridge = PrimeBridge(
                 config,
                 kernel_launcher=launcher,
+                environment=environment,
                 kernel_manager=kernels,
                 spec_lookup=specs.get_kernel_spec if specs is not None else None,
                 kernel_capacity=launcher.refusal if launcher is not None else None,

@@ -60,6 +60,8 @@ class BridgeConfig:
     allowed_permission_modes: tuple[str, ...] | None = None
     """The modes sessions may use; None: all. Asking for another answers 403 naming these."""
     policy_extensions: tuple[str, ...] = ()
+    hidden_environment: tuple[str, ...] = ()
+    """Variables the sessions' kernels and commands do not get, besides the provider keys (patterns)."""
     """The administrator's policy extensions, loaded first in every session (`resources.extensions`)."""
     tune_process_memory: bool = False
     """Whether the extension may set the server process's collector and allocator (`gc_policy`,

@@ -17,7 +17,7 @@ import os
 import shutil
 import signal as signals
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -53,9 +53,15 @@ class _PipeReader(asyncio.Protocol):
 
 
 async def run_in_group(
-    command: str, cwd: str, time_limit: float | None, abort: AbortSignal, on_data: Callable[[bytes], None]
+    command: str,
+    cwd: str,
+    time_limit: float | None,
+    abort: AbortSignal,
+    on_data: Callable[[bytes], None],
+    env: Mapping[str, str] | None = None,
 ) -> Completion:
-    """Run `command` with `bash -c` in `cwd`, feeding combined output to `on_data` as it arrives.
+    """Run `command` with `bash -c` in `cwd` (in `env`, else this process's environment), feeding combined
+    output to `on_data` as it arrives.
 
     Raises `OSError` when bash cannot be started.
     """
@@ -63,7 +69,7 @@ async def run_in_group(
     read_fd, write_fd = os.pipe()
     gate_read, gate_write = os.pipe()
     try:
-        proc = await _spawn(command, cwd, write_fd, gate_read)
+        proc = await _spawn(command, cwd, write_fd, gate_read, env)
     except BaseException:
         os.close(read_fd)
         os.close(gate_write)
@@ -93,7 +99,9 @@ _GATED = 'IFS= read -r _ <&{fd}; exec {fd}<&-; exec "$BASH" -c "$1"'
 same group; its `$0` and messages are bash's own, as without the gate)."""
 
 
-async def _spawn(command: str, cwd: str, output_fd: int, gate_fd: int) -> asyncio.subprocess.Process:
+async def _spawn(
+    command: str, cwd: str, output_fd: int, gate_fd: int, env: Mapping[str, str] | None
+) -> asyncio.subprocess.Process:
     return await asyncio.create_subprocess_exec(
         _bash(),
         "-c",
@@ -101,6 +109,7 @@ async def _spawn(command: str, cwd: str, output_fd: int, gate_fd: int) -> asynci
         "bash",
         command,
         cwd=cwd,
+        env=env,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=output_fd,
         stderr=output_fd,

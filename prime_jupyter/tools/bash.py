@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal as signals
+from collections.abc import Callable, Mapping
 
 from pydantic import BaseModel, Field, JsonValue
 
@@ -40,8 +41,9 @@ class BashParams(BaseModel):
     )
 
 
-def make_bash_tool(cwd: str) -> AgentTool[BashParams]:
-    """The `bash` tool, running commands in `cwd`."""
+def make_bash_tool(cwd: str, environment: Callable[[], Mapping[str, str]] | None = None) -> AgentTool[BashParams]:
+    """The `bash` tool, running commands in `cwd`, in the environment `environment` makes for each (None:
+    this process's)."""
     workdir = os.path.expanduser(cwd)
 
     async def execute(
@@ -61,7 +63,8 @@ def make_bash_tool(cwd: str) -> AgentTool[BashParams]:
             updates.poke()
 
         try:
-            done = await run_in_group(params.command, workdir, params.timeout, signal, on_data)
+            env = environment() if environment is not None else None
+            done = await run_in_group(params.command, workdir, params.timeout, signal, on_data, env)
         except OSError as exc:
             raise ToolError(f"Could not start bash: {exc}") from exc
         finally:

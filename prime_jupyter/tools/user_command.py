@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from prime_jupyter.ai.abort import AbortSignal
@@ -47,10 +47,14 @@ class CommandRun:
 
 
 async def run_user_command(
-    command: str, cwd: str, signal: AbortSignal, on_output: OutputChunk | None = None
+    command: str,
+    cwd: str,
+    signal: AbortSignal,
+    on_output: OutputChunk | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> CommandRun:
-    """Run `command` in `cwd` until it exits or `signal` fires; raises ValueError for a command that cannot
-    run (empty, no such directory, no bash)."""
+    """Run `command` in `cwd` (in `env`, else this process's environment) until it exits or `signal` fires;
+    raises ValueError for a command that cannot run (empty, no such directory, no bash)."""
     if not command.strip():
         raise ValueError("the command is empty: type it after the '!'")
     workdir = await asyncio.to_thread(os.path.expanduser, cwd)
@@ -65,7 +69,7 @@ async def run_user_command(
             chunks.add(data)
 
     try:
-        done = await run_in_group(command, workdir, None, signal, on_data)
+        done = await run_in_group(command, workdir, None, signal, on_data, env)
     except OSError as exc:
         raise ValueError(f"could not start bash: {exc}") from exc
     finally:

@@ -31,6 +31,7 @@ from prime_jupyter.protocol.requests import (
     SessionSummary,
 )
 from prime_jupyter.runtime.agent_session import AgentSession
+from prime_jupyter.runtime.environment import Environment, without_provider_keys
 from prime_jupyter.runtime.factory import SessionOptions, create_agent_session, new_session_model
 from prime_jupyter.runtime.permissions import PERMISSION_MODES, PermissionMode, parse_permission_mode
 from prime_jupyter.runtime.session_ops import seed_session, thinking_level
@@ -76,13 +77,17 @@ class PrimeBridge:
         spec_lookup: SpecLookup | None = None,
         kernel_capacity: Callable[[], str | None] | None = None,
         notebooks: Callable[[Path, float], NotebookWorkspace] | None = None,
+        environment: Environment | None = None,
     ):
         """`kernel_launcher` starts the sessions' kernels (`ServerKernelLauncher` over the server's kernel
         manager; None: the runtime's own local launcher); `kernel_manager` is that same manager, whose
         kernel list `GET info` counts; `spec_lookup` checks the kernel spec once; `kernel_capacity` says
         why no kernel can be started now (the launcher's cap), else None; `notebooks` makes a session's
-        notebook workspace (the server's contents and session managers; None: notebooks on disk)."""
+        notebook workspace (the server's contents and session managers; None: notebooks on disk);
+        `environment` makes that of the sessions' commands (default: the server's without its provider
+        keys and `hidden_environment`; the launcher's kernels get theirs from the launcher)."""
         self.config = config
+        self.environment = environment or without_provider_keys(config.agent_dir, config.hidden_environment)
         self.notebooks = notebooks
         self.kernel_launcher = kernel_launcher
         self.dialogs = PendingDialogRegistry(config.questions_dir)
@@ -237,6 +242,7 @@ class PrimeBridge:
             notebooks=self.notebooks,
             file_root=self.config.confined_to,
             policy_extensions=self.config.policy_extensions,
+            environment=self.environment,
         )
         return options
 
