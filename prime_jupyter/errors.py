@@ -7,6 +7,7 @@ exceptions (design.md D2). Messages say what to do.
     ├── ConfigError            bad or missing configuration (settings, models.json, auth.json)
     │   └── MissingApiKeyError no key for a provider; names the variable or file to set
     ├── ModelNotFoundError     an unknown provider or model that cannot be resolved
+    │   └── ModelNotAllowedError a model the server's `allowed_models` forbids (a 403 naming the allowed ones)
     ├── PermissionModeError    a permission mode the server does not allow (a 403 naming the allowed ones)
     ├── OutsideRootError       a path a request names lies outside the server's root (a 403)
     ├── SessionError           a transcript that cannot be opened, found or written
@@ -28,6 +29,7 @@ __all__ = [
     "KernelDiedError",
     "KernelError",
     "MissingApiKeyError",
+    "ModelNotAllowedError",
     "ModelNotFoundError",
     "OutsideRootError",
     "PermissionModeError",
@@ -61,6 +63,10 @@ class MissingApiKeyError(ConfigError):
 
 class ModelNotFoundError(PrimeError):
     """A model reference names no known provider or model."""
+
+
+class ModelNotAllowedError(ModelNotFoundError):
+    """A model the server's `allowed_models` forbids; names the allowed ones."""
 
 
 class OutsideRootError(PrimeError):

@@ -12,10 +12,12 @@ proxy or gateway, as `ANTHROPIC_BASE_URL` does); with `models` it replaces them.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import logging
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,7 +36,7 @@ from prime_jupyter.ai.models import (
     ModelCost,
     ThinkingLevel,
 )
-from prime_jupyter.errors import ConfigError, MissingApiKeyError, ModelNotFoundError
+from prime_jupyter.errors import ConfigError, MissingApiKeyError, ModelNotAllowedError, ModelNotFoundError
 
 __all__ = ["ENV_API_KEYS", "ModelRef", "ModelRegistry", "agent_dir", "parse_model_ref"]
 
@@ -123,12 +125,30 @@ class ModelRegistry:
     models: list[Model] = field(default_factory=list)
     custom_keys: dict[str, str | None] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    allowed: tuple[str, ...] | None = None
+    """The models a server allows (`c.PrimeApp.allowed_models`: `provider/id` patterns such as
+    `anthropic/*`); None: all. The others are not listed and not resolved."""
 
     @classmethod
-    def load(cls, directory: Path | None = None) -> ModelRegistry:
+    def load(cls, directory: Path | None = None, allowed: Sequence[str] | None = None) -> ModelRegistry:
         registry = cls(directory or agent_dir(), list(BUILTIN_MODELS))
         registry._load_models_file()
+        if allowed is not None:
+            registry.allowed = tuple(allowed)
+            registry.models = [m for m in registry.models if registry.permits(m.provider, m.id)]
         return registry
+
+    def permits(self, provider: str, model_id: str) -> bool:
+        """Whether the server's policy allows `provider/model_id`."""
+        name = f"{provider}/{model_id}"
+        return self.allowed is None or any(fnmatch.fnmatchcase(name, pattern) for pattern in self.allowed)
+
+    def _not_allowed(self, provider: str, model_id: str) -> ModelNotAllowedError:
+        allowed = ", ".join(self.allowed or ()) or "no model"
+        return ModelNotAllowedError(
+            f"model {provider}/{model_id} is not allowed on this server: its administrator allows {allowed}"
+            " (c.PrimeApp.allowed_models); choose one of those"
+        )
 
     @property
     def auth_path(self) -> Path:
@@ -142,7 +162,13 @@ class ModelRegistry:
         return sorted({m.provider for m in self.models})
 
     def resolve(self, provider: str, model_id: str) -> Model:
-        """Find a model; an unknown id of a known provider gets conservative defaults and a warning."""
+        """Find a model; an unknown id of a known provider gets conservative defaults and a warning;
+        `ModelNotAllowedError` for one the server's policy forbids."""
+        if provider and not self.permits(provider, model_id):
+            raise self._not_allowed(provider, model_id)
+        return self._resolve(provider, model_id)
+
+    def _resolve(self, provider: str, model_id: str) -> Model:
         if not provider:
             matches = [m for m in self.models if m.id == model_id]
             if len(matches) == 1:
@@ -153,6 +179,8 @@ class ModelRegistry:
             if model.provider == provider and model.id == model_id:
                 return model
         template = next((m for m in self.models if m.provider == provider), None)
+        if template is None and self.allowed is not None and self.permits(provider, model_id):
+            template = next((m for m in BUILTIN_MODELS if m.provider == provider), None)  # only its others hidden
         if template is None:
             raise ModelNotFoundError(
                 f"unknown provider '{provider}': use one of {', '.join(self.providers())} "
@@ -177,13 +205,18 @@ class ModelRegistry:
         )
 
     def default_model(self) -> Model:
-        """The first provider with a key configured, else Anthropic's default (which will ask for a key)."""
+        """The first provider with a key configured, else Anthropic's default (which will ask for a key);
+        under a server's policy, the first allowed model of those (or of all, keyed ones first)."""
         for provider, model_id in DEFAULT_MODELS.items():
-            if self.has_key(provider):
+            if self.has_key(provider) and self.permits(provider, model_id):
                 return self.resolve(provider, model_id)
         for model in self.models:
             if model.provider in self.custom_keys:
                 return model
+        if self.allowed is not None:
+            keyed = [m for m in self.models if self.has_key(m.provider)]
+            if keyed or self.models:
+                return (keyed or self.models)[0]
         return self.resolve("anthropic", DEFAULT_MODELS["anthropic"])
 
     def has_key(self, provider: str) -> bool:

@@ -68,6 +68,9 @@ class SessionOptions:
     """The host's default (the server's `PrimeApp.default_permission_mode`)."""
     allowed_permission_modes: tuple[PermissionMode, ...] | None = None
     """The modes the host allows (the server's `PrimeApp.allowed_permission_modes`); None: all."""
+    allowed_models: tuple[str, ...] | None = None
+    """The models the host allows (the server's `PrimeApp.allowed_models`, `provider/id` patterns); None:
+    all. A resumed session whose model is no longer allowed goes on with the default one."""
     environment: Callable[[], dict[str, str]] | None = None
     """Makes the environment of the session's `bash` and `!` commands (a server's, without its provider
     keys: `runtime.environment`); None: this process's. Its kernels' come from `kernel_launcher`."""
@@ -101,7 +104,7 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
     home = options.agent_dir or agent_dir()
     cwd = options.cwd.resolve()
     settings = load_settings(home, cwd)
-    registry = ModelRegistry.load(home)
+    registry = ModelRegistry.load(home, options.allowed_models)
     manager = _open_manager(options, home, cwd)
     context = manager.build_context()
     model, thinking = _choose_model(options, settings, registry, context)
@@ -183,13 +186,15 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
     return session
 
 
-def new_session_model(home: Path | None, cwd: Path, model: str | None) -> tuple[Model, ThinkingLevel]:
+def new_session_model(
+    home: Path | None, cwd: Path, model: str | None, allowed_models: tuple[str, ...] | None = None
+) -> tuple[Model, ThinkingLevel]:
     """The model a new session in `cwd` gets: `model` (`provider/id`), else the settings' default, else the
     registry's; and the thinking level it runs at (what a picker must show before the session exists).
     Raises what `create_agent_session` would (`ModelNotFoundError`, a broken `models.json`)."""
     home = home or agent_dir()
     settings = load_settings(home, cwd.resolve())
-    registry = ModelRegistry.load(home)
+    registry = ModelRegistry.load(home, allowed_models)
     return _choose_model(SessionOptions(cwd=cwd, model=model), settings, registry, SessionContext())
 
 
@@ -270,16 +275,22 @@ def _choose_model(
         ref = parse_model_ref(options.model)
         model = registry.resolve(ref.provider, ref.model_id)
         thinking = ref.thinking or thinking
-    elif context.provider and context.model_id:
+    elif context.provider and context.model_id and registry.permits(context.provider, context.model_id):
         model = registry.resolve(context.provider, context.model_id)
-    elif settings.default_model:
+    elif settings.default_model and _permitted(registry, settings.default_model, settings.default_provider):
         ref = parse_model_ref(settings.default_model)
         model = registry.resolve(ref.provider or settings.default_provider or "", ref.model_id)
         thinking = thinking or ref.thinking
-    else:
+    else:  # none chosen, or the one recorded or in settings.json is one the server no longer allows
         model = registry.default_model()
     level = thinking or _level(context.thinking_level) or _level(settings.default_thinking_level)
     return model, level or ("medium" if model.reasoning else "off")
+
+
+def _permitted(registry: ModelRegistry, ref_text: str, default_provider: str | None) -> bool:
+    ref = parse_model_ref(ref_text)
+    provider = ref.provider or default_provider
+    return not provider or registry.permits(provider, ref.model_id)
 
 
 def _level(text: str | None) -> ThinkingLevel | None:

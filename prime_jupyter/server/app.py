@@ -115,6 +115,15 @@ class PrimeApp(ExtensionApp):
         " final (no user extension can undo them) and their tool_result handlers run last. One that cannot load"
         " makes every tool call refused until it is fixed.",
     )
+    allowed_models = List(
+        Unicode(),
+        None,
+        allow_none=True,
+        config=True,
+        help="Models sessions may use, as provider/id patterns (e.g. ['anthropic/*', 'openai/gpt-5*']); the"
+        " others are not listed in the pickers, and asking for one answers 403 naming these. None (the"
+        " default): every model the agent dir declares.",
+    )
     hidden_environment = List(
         Unicode(),
         [],
@@ -153,6 +162,7 @@ class PrimeApp(ExtensionApp):
             cull=CullPolicy(self.cull_idle_timeout, self.cull_interval, self.cull_connected, self.cull_busy),
             default_permission_mode=self.default_permission_mode,
             allowed_permission_modes=tuple(self.allowed_permission_modes),
+            allowed_models=tuple(self.allowed_models) if self.allowed_models is not None else None,
             policy_extensions=tuple(self.policy_extensions),
             hidden_environment=tuple(self.hidden_environment),
             tune_process_memory=self.tune_process_memory,

@@ -47,7 +47,9 @@ class ChatProvidersHandler(PrimeHandler):
     def _providers(self) -> ProvidersResponse:
         config = self.bridge.config
         try:
-            model, _level = new_session_model(config.agent_dir, config.root_dir, config.default_model)
+            model, _level = new_session_model(
+                config.agent_dir, config.root_dir, config.default_model, config.allowed_models
+            )
             current: ModelRef | None = ModelRef(provider=model.provider, id=model.id)
         except PrimeError:  # a default that does not resolve: the form names none
             current = None

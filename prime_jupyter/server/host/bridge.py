@@ -239,6 +239,7 @@ class PrimeBridge:
             tool_timeout_s=self.config.tool_timeout_s,
             default_permission_mode=_mode(self.config.default_permission_mode),
             allowed_permission_modes=_modes(self.config.allowed_permission_modes),
+            allowed_models=self.config.allowed_models,
             notebooks=self.notebooks,
             file_root=self.config.confined_to,
             policy_extensions=self.config.policy_extensions,
@@ -369,7 +370,7 @@ class PrimeBridge:
         """The models; `current` is the open session's model, or (no session named) the model a new
         session gets: what the panel's picker names as "Default (provider/id)"; `thinkingLevel` is the
         level that one runs at, so the thinking picker shows what runs."""
-        models = await asyncio.to_thread(_model_infos, self.config.agent_dir)
+        models = await asyncio.to_thread(_model_infos, self.config.agent_dir, self.config.allowed_models)
         live = self._live.get(session_id) if session_id else None
         if live is not None:
             model = live.session.model
@@ -386,7 +387,9 @@ class PrimeBridge:
         default that does not resolve is still named as written (starting a session then says what is
         wrong with it)."""
         try:
-            model, level = new_session_model(self.config.agent_dir, self.config.root_dir, self.config.default_model)
+            model, level = new_session_model(
+                self.config.agent_dir, self.config.root_dir, self.config.default_model, self.config.allowed_models
+            )
         except PrimeError:
             return _as_written(self.config.default_model), None
         return ModelRef(provider=model.provider, id=model.id), level
@@ -407,8 +410,8 @@ def _as_written(model: str | None) -> ModelRef | None:
     return ModelRef(provider=ref.provider, id=ref.model_id) if ref is not None and ref.provider else None
 
 
-def _model_infos(agent_dir: Path) -> list[ModelInfo]:
-    return model_infos(ModelRegistry.load(agent_dir))
+def _model_infos(agent_dir: Path, allowed: tuple[str, ...] | None) -> list[ModelInfo]:
+    return model_infos(ModelRegistry.load(agent_dir, allowed))
 
 
 def _open_transcript(path: Path, tune_process_memory: bool) -> SessionManager:

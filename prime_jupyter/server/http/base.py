@@ -28,6 +28,7 @@ from prime_jupyter.errors import (
     BusyError,
     ConfigError,
     MissingApiKeyError,
+    ModelNotAllowedError,
     ModelNotFoundError,
     OutsideRootError,
     PermissionModeError,
@@ -151,6 +152,7 @@ _STATUSES: tuple[tuple[type[PrimeError], int, ErrorReason], ...] = (
     (SessionNotFoundError, 404, "not-found"),
     (OutsideRootError, 403, "invalid"),
     (PermissionModeError, 403, "invalid"),
+    (ModelNotAllowedError, 403, "invalid"),
     (TranscriptWriteError, 500, "internal"),  # the server's disk, not the request
     (BusyError, 409, "busy"),
     (MissingApiKeyError, 400, "no-api-key"),
