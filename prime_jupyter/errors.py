@@ -17,6 +17,7 @@ exceptions (design.md D2). Messages say what to do.
     ├── ServerUnavailableError a Jupyter server could not be reached (worth retrying)
     ├── KernelError            a kernel could not be started or used
     │   └── KernelDiedError    the kernel process went away (crash, os._exit, out of memory)
+    ├── BudgetExceededError    a cost budget is spent (a 403 naming it and where it is set)
     ├── BusyError              an operation that needs an idle session was asked while a run is going
     └── RunFailedError         a notebook prompt's run ended in an error: the cell fails, so pipelines stop
 """
@@ -24,6 +25,7 @@ exceptions (design.md D2). Messages say what to do.
 from __future__ import annotations
 
 __all__ = [
+    "BudgetExceededError",
     "BusyError",
     "ConfigError",
     "KernelDiedError",
@@ -102,6 +104,10 @@ class KernelError(PrimeError):
 
 class KernelDiedError(KernelError):
     """The kernel process went away (crash, `os._exit`, out of memory, shut down by another client)."""
+
+
+class BudgetExceededError(PrimeError):
+    """A run would go past a cost budget; the message names the budget and where it is set."""
 
 
 class BusyError(PrimeError):

@@ -20,6 +20,7 @@ from prime_jupyter.connection.extensions import BUILTIN_COMMANDS, CommandInfo
 from prime_jupyter.connection.types import AgentConnectionUnsupportedError
 from prime_jupyter.errors import ConfigError, PrimeError
 from prime_jupyter.protocol.common import ModelRef
+from prime_jupyter.protocol.snapshot import BudgetStatus
 from prime_jupyter.protocol.view import TextView
 
 from . import navigation
@@ -306,7 +307,19 @@ async def _session_text(connection: AgentConnection) -> str:
             f"Tokens: {usage.input:,} in, {usage.output:,} out, {usage.cache_read:,} cache read; "
             f"cost ${usage.cost.total:.4f}"
         )
+    if state.budget is not None:
+        lines.append(budget_line(state.budget))
     return "\n".join(lines)
+
+
+def budget_line(budget: BudgetStatus) -> str:
+    """`Budget: $1.20 of $5.00 this session; $3.40 of $20.00 today`, the parts that have a limit."""
+    parts = []
+    if budget.session_limit_usd is not None:
+        parts.append(f"${budget.session_spent_usd:.2f} of ${budget.session_limit_usd:.2f} this session")
+    if budget.day_limit_usd is not None:
+        parts.append(f"${budget.day_spent_usd or 0:.2f} of ${budget.day_limit_usd:.2f} today")
+    return "Budget: " + "; ".join(parts)
 
 
 SESSION_HANDLERS: dict[str, SessionHandler] = {

@@ -834,10 +834,20 @@ export interface ConnectionState {
   kernelState?: ('stopped' | 'starting' | 'idle' | 'busy' | 'dead') | null;
   permissionMode?: string | null;
   allowedPermissionModes?: string[];
+  budget?: BudgetStatus | null;
 }
 export interface ModelRef {
   provider: string;
   id: string;
+}
+/**
+ * What was spent against the cost budgets (dollars); a limit None is no budget (`runtime.budget`).
+ */
+export interface BudgetStatus {
+  sessionSpentUsd?: number;
+  sessionLimitUsd?: number | null;
+  daySpentUsd?: number | null;
+  dayLimitUsd?: number | null;
 }
 export interface UserMessage {
   role: 'user';

@@ -39,6 +39,16 @@ __all__ = [
 KernelState = Literal["stopped", "starting", "idle", "busy", "dead"]
 
 
+class BudgetStatus(WireModel):
+    """What was spent against the cost budgets (dollars); a limit None is no budget (`runtime.budget`)."""
+
+    session_spent_usd: float = 0.0
+    session_limit_usd: float | None = None
+    day_spent_usd: float | None = None
+    """Today's spend of every session of the agent dir (None without a daily budget: not read)."""
+    day_limit_usd: float | None = None
+
+
 class ConnectionState(WireModel):
     """Where a session stands. `messageCount` and `contextTokens` are of the model's context (after a
     compaction, the summary and what was kept); `header` is the transcript's header line
@@ -69,6 +79,8 @@ class ConnectionState(WireModel):
     """`ask`, `accept-edits`, `plan` or `auto` (None: a server too old to have modes)."""
     allowed_permission_modes: list[str] = Field(default_factory=list)
     """The modes the session may switch to (the server's `allowed_permission_modes`)."""
+    budget: BudgetStatus | None = None
+    """The spend against the session's cost budgets; None when it has none."""
 
 
 class RunningShell(WireModel):

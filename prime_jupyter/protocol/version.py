@@ -50,7 +50,7 @@ __all__ = [
 ]
 
 PROTOCOL_VERSION = 1
-SCHEMA_REVISION = 12
+SCHEMA_REVISION = 13
 
 CAP_REASONING = "reasoning"
 """Thinking is forwarded as `reasoning-delta` frames and `reasoning` parts."""
@@ -136,6 +136,7 @@ REVISIONS: dict[int, str] = {
     11: "ChatNewResponse.model and thinkingLevel; ModelsResponse.thinkingLevel (optional fields)",
     12: "chat/providers and chat/providers/test: ProvidersResponse, ProviderSetupRequest, ProviderTestResponse "
     "(capability provider-setup)",
+    13: "ConnectionState.budget: the spend against the session's cost budgets (BudgetStatus, optional)",
 }
 SCHEMA_FINGERPRINTS: dict[int, str] = {
     1: "c23c2796b12e",
@@ -150,6 +151,7 @@ SCHEMA_FINGERPRINTS: dict[int, str] = {
     10: "db1e983d0706",
     11: "7382355ab58d",
     12: "75dd28e438e4",
+    13: "12dfb85f0e6a",
 }
 """`schema.schema_fingerprint()` of each revision's exported schema."""
 

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
     from prime_jupyter.protocol.snapshot import RunningShell
     from prime_jupyter.resources.extensions.host import ExtensionDiagnostic, ExtensionHost
+    from prime_jupyter.runtime.budget import SessionBudget
     from prime_jupyter.runtime.namespace_watch import NamespaceWatch
     from prime_jupyter.runtime.shell import ShellRun
 
@@ -135,6 +136,8 @@ class AgentSession:
             self._stop_hearing = extensions.subscribe(self._tell_diagnostic)
         self._plan_offer: asyncio.Task[None] | None = None
         self._last_answer: AssistantMessage | None = None
+        self.budget: SessionBudget | None = None
+        """The session's cost budgets (None: it has none), checked before each model request."""
         self.environment: Callable[[], dict[str, str]] | None = None
         """Makes the environment of the user's `!` commands (a server's, without its provider keys:
         `runtime.environment`); None: this process's."""
@@ -194,6 +197,8 @@ class AgentSession:
                 self.ui.notify(str(diagnostic), "error")
             return
         if isinstance(event, MessageEnd):
+            if self.budget is not None and isinstance(event.message, AssistantMessage):
+                self.budget.add(event.message)
             entry = self.manager.append_message(event.message)
             event = MessageEnd(event.message, entry.id)
         if isinstance(event, AgentEnd) and self.namespace is not None:
@@ -215,10 +220,12 @@ class AgentSession:
 
     def start_prompt(self, text: str, images: list[ImageContent] | None = None) -> asyncio.Task[None]:
         """Start a run and return its task once accepted; raises before anything runs when it cannot
-        (busy, no API key)."""
+        (busy, no API key, a cost budget spent)."""
         if self.is_running:
             raise BusyError("a run is going: steer or queue a follow-up, or abort it first")
         self.registry.api_key(self.model.provider)  # a missing key fails here, before anything runs
+        if self.budget is not None:
+            self.budget.check()
         withdraw(self._plan_offer)
         task = asyncio.ensure_future(self._run([_user_message(text, images)]))
         self._run_task = task
@@ -434,7 +441,10 @@ class AgentSession:
     def _stream_options(self, hints: ProviderHints | None = None) -> StreamOptions:
         """The options of one model call; the key is looked up for each (a key changed in auth.json
         counts at once). `hints`: where the key comes from, for an error's message (looked up if None;
-        it reads auth.json again and walks the model list, about 40 us)."""
+        it reads auth.json again and walks the model list, about 40 us). Over a cost budget it raises
+        `BudgetExceededError` instead: the run stops before the request."""
+        if self.budget is not None:
+            self.budget.check()
         return StreamOptions(
             api_key=self.registry.api_key(self.model.provider),
             base_url=self.registry.base_url(self.model),

@@ -12,13 +12,14 @@ from prime_jupyter.ai.models import Model, ThinkingLevel
 from prime_jupyter.ai.registry import ModelRegistry, agent_dir, parse_model_ref
 from prime_jupyter.errors import SessionNotFoundError
 from prime_jupyter.runtime.agent_session import AgentSession
+from prime_jupyter.runtime.budget import BudgetLimits, SessionBudget, UsageLedger
 from prime_jupyter.runtime.permissions import PermissionMode, choose_mode
 from prime_jupyter.runtime.resources import PromptOptions, build_system_prompt
 from prime_jupyter.runtime.secrets import redacting
 from prime_jupyter.runtime.settings import Settings, load_settings
 from prime_jupyter.runtime.tool_set import ALL_TOOLS, DEFAULT_TOOLS, AnyTool, KernelConfig, build_tool_set
 from prime_jupyter.sessions.context import SessionContext
-from prime_jupyter.sessions.entries import CustomEntry
+from prime_jupyter.sessions.entries import CustomEntry, MessageEntry
 from prime_jupyter.sessions.listing import find_session_path, most_recent_path, recorded_cwd
 from prime_jupyter.sessions.manager import SessionManager
 
@@ -68,6 +69,12 @@ class SessionOptions:
     """The host's default (the server's `PrimeApp.default_permission_mode`)."""
     allowed_permission_modes: tuple[PermissionMode, ...] | None = None
     """The modes the host allows (the server's `PrimeApp.allowed_permission_modes`); None: all."""
+    session_budget_usd: float | None = None
+    daily_budget_usd: float | None = None
+    """The host's cost budgets (the server's `c.PrimeApp.session_budget_usd`, `daily_budget_usd`): below
+    settings.json's, they hold (`runtime.budget`)."""
+    usage_ledger: UsageLedger | None = None
+    """The day's spend of the agent dir, shared by a host's sessions (None: one is made)."""
     allowed_models: tuple[str, ...] | None = None
     """The models the host allows (the server's `PrimeApp.allowed_models`, `provider/id` patterns); None:
     all. A resumed session whose model is no longer allowed goes on with the default one."""
@@ -177,6 +184,7 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
         extensions=extensions,
     )
     session.environment = options.environment
+    session.budget = _budget(options, settings, home, manager)
     if "ask" in names:  # only where a person can answer: a headless run does not import it
         from prime_jupyter.tools.ask import make_ask_tool
 
@@ -285,6 +293,16 @@ def _choose_model(
         model = registry.default_model()
     level = thinking or _level(context.thinking_level) or _level(settings.default_thinking_level)
     return model, level or ("medium" if model.reasoning else "off")
+
+
+def _budget(options: SessionOptions, settings: Settings, home: Path, manager: SessionManager) -> SessionBudget | None:
+    limits = BudgetLimits(settings.budget.session_usd, settings.budget.daily_usd).clamped(
+        options.session_budget_usd, options.daily_budget_usd, "c.PrimeApp"
+    )
+    if limits.session_usd is None and limits.daily_usd is None:
+        return None
+    history = (entry.message for entry in manager.entries if isinstance(entry, MessageEntry))
+    return SessionBudget(limits, options.usage_ledger or UsageLedger(home), manager.session_id, history)
 
 
 def _permitted(registry: ModelRegistry, ref_text: str, default_provider: str | None) -> bool:

@@ -55,6 +55,13 @@ class KernelSettings(_S):
     timeout_s: float = 600.0
 
 
+class BudgetSettings(_S):
+    session_usd: float | None = Field(default=None, gt=0)
+    """Dollars one session may spend (None: no limit)."""
+    daily_usd: float | None = Field(default=None, gt=0)
+    """Dollars the agent dir's sessions may spend in a day, local time (None: no limit)."""
+
+
 class Settings(_S):
     default_provider: str | None = None
     default_model: str | None = None
@@ -79,6 +86,8 @@ class Settings(_S):
     extensions: list[str] | None = None
     """Python extensions to load besides those in the extensions folders (paths; relative ones from the
     session's folder): `resources.extensions`."""
+    budget: BudgetSettings = Field(default_factory=BudgetSettings)
+    """Cost budgets (`runtime.budget`); a server's administrator may set lower ones."""
     headless_server: Literal["auto", "never"] = "never"
     """`jupyter prime -p`: in a Jupyter server found for the folder ("auto") or here (`cli/server_choice.py`)."""
 

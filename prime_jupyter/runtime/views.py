@@ -120,6 +120,7 @@ def connection_state(session: AgentSession) -> ConnectionState:
         available_thinking_levels=list(supported_thinking_levels(session.model)),
         permission_mode=session.permission_mode,
         allowed_permission_modes=list(session.allowed_permission_modes or PERMISSION_MODES),
+        budget=session.budget.status() if session.budget is not None else None,
         is_streaming=session.is_running,
         steering=session.steering.texts(),
         follow_up=session.follow_ups.texts(),

@@ -115,6 +115,20 @@ class PrimeApp(ExtensionApp):
         " final (no user extension can undo them) and their tool_result handlers run last. One that cannot load"
         " makes every tool call refused until it is fixed.",
     )
+    session_budget_usd = Float(
+        None,
+        allow_none=True,
+        config=True,
+        help="Dollars one session may spend (at the models' prices in models.json); a run over it stops before"
+        " its next request, saying so. None (the default): no limit, unless settings.json sets one.",
+    )
+    daily_budget_usd = Float(
+        None,
+        allow_none=True,
+        config=True,
+        help="Dollars this server's sessions (one user's, under JupyterHub) may spend in a day, local time;"
+        " kept in <agent_dir>/usage/. None (the default): no limit, unless settings.json sets one.",
+    )
     allowed_models = List(
         Unicode(),
         None,
@@ -163,6 +177,8 @@ class PrimeApp(ExtensionApp):
             default_permission_mode=self.default_permission_mode,
             allowed_permission_modes=tuple(self.allowed_permission_modes),
             allowed_models=tuple(self.allowed_models) if self.allowed_models is not None else None,
+            session_budget_usd=self.session_budget_usd,
+            daily_budget_usd=self.daily_budget_usd,
             policy_extensions=tuple(self.policy_extensions),
             hidden_environment=tuple(self.hidden_environment),
             tune_process_memory=self.tune_process_memory,

@@ -58,6 +58,8 @@ class BridgeConfig:
     default_permission_mode: str = "ask"
     """The permission mode of a new session that asks for none (settings.json's `permissionMode` first)."""
     allowed_permission_modes: tuple[str, ...] | None = None
+    session_budget_usd: float | None = None
+    daily_budget_usd: float | None = None
     allowed_models: tuple[str, ...] | None = None
     """`provider/id` patterns of the models sessions may use (None: all): others refused (403) and unlisted."""
     """The modes sessions may use; None: all. Asking for another answers 403 naming these."""

@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 
 from prime_jupyter.errors import (
+    BudgetExceededError,
     BusyError,
     ConfigError,
     MissingApiKeyError,
+    ModelNotAllowedError,
     ModelNotFoundError,
     SessionError,
     SessionNotFoundError,
@@ -26,6 +28,8 @@ from prime_jupyter.server.http.base import ApiError, message_of, status_of
         (BusyError("a run is going"), (409, "busy")),
         (MissingApiKeyError("anthropic", "ANTHROPIC_API_KEY", "auth.json"), (400, "no-api-key")),
         (ModelNotFoundError("unknown model"), (400, "unknown-model")),
+        (ModelNotAllowedError("model x/y is not allowed on this server"), (403, "invalid")),
+        (BudgetExceededError("this session has spent $2.00 of its $1.50 budget"), (403, "invalid")),
         (ConfigError("settings.json: bad"), (500, "internal")),
         (ToolError("a tool failed"), (400, "invalid")),
         (ApiError(413, "too large"), (413, "invalid")),

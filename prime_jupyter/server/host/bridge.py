@@ -31,6 +31,7 @@ from prime_jupyter.protocol.requests import (
     SessionSummary,
 )
 from prime_jupyter.runtime.agent_session import AgentSession
+from prime_jupyter.runtime.budget import UsageLedger
 from prime_jupyter.runtime.environment import Environment, without_provider_keys
 from prime_jupyter.runtime.factory import SessionOptions, create_agent_session, new_session_model
 from prime_jupyter.runtime.permissions import PERMISSION_MODES, PermissionMode, parse_permission_mode
@@ -87,6 +88,7 @@ class PrimeBridge:
         `environment` makes that of the sessions' commands (default: the server's without its provider
         keys and `hidden_environment`; the launcher's kernels get theirs from the launcher)."""
         self.config = config
+        self.usage = UsageLedger(config.agent_dir)
         self.environment = environment or without_provider_keys(config.agent_dir, config.hidden_environment)
         self.notebooks = notebooks
         self.kernel_launcher = kernel_launcher
@@ -240,6 +242,9 @@ class PrimeBridge:
             default_permission_mode=_mode(self.config.default_permission_mode),
             allowed_permission_modes=_modes(self.config.allowed_permission_modes),
             allowed_models=self.config.allowed_models,
+            session_budget_usd=self.config.session_budget_usd,
+            daily_budget_usd=self.config.daily_budget_usd,
+            usage_ledger=self.usage,
             notebooks=self.notebooks,
             file_root=self.config.confined_to,
             policy_extensions=self.config.policy_extensions,

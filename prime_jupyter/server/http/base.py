@@ -25,6 +25,7 @@ from tornado import web
 
 from prime_jupyter.ai.models import ThinkingLevel
 from prime_jupyter.errors import (
+    BudgetExceededError,
     BusyError,
     ConfigError,
     MissingApiKeyError,
@@ -155,6 +156,7 @@ _STATUSES: tuple[tuple[type[PrimeError], int, ErrorReason], ...] = (
     (ModelNotAllowedError, 403, "invalid"),
     (TranscriptWriteError, 500, "internal"),  # the server's disk, not the request
     (BusyError, 409, "busy"),
+    (BudgetExceededError, 403, "invalid"),
     (MissingApiKeyError, 400, "no-api-key"),
     (ModelNotFoundError, 400, "unknown-model"),
     (ConfigError, 500, "internal"),

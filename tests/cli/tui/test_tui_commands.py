@@ -210,3 +210,18 @@ async def test_the_session_picker_renames_and_deletes(home: Path, llm: ScriptedL
             await until(pilot, lambda: picker(app) is None)
     finally:
         await connection.dispose()
+
+
+@pytest.mark.asyncio
+async def test_session_shows_the_spend_against_the_budgets(home: Path) -> None:
+    settings = json.loads((home / "settings.json").read_text())
+    (home / "settings.json").write_text(json.dumps({**settings, "budget": {"sessionUsd": 5, "dailyUsd": 20}}))
+    connection = local_connection(home)
+    try:
+        app = app_on(connection)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press(*"/session", "enter")
+            expected = "Budget: $0.00 of $5.00 this session; $0.00 of $20.00 today"
+            await until(pilot, lambda: any(expected in str(n.content) for n in app.screen.query(Notice)))
+    finally:
+        await connection.dispose()
