@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
     from prime_jupyter.protocol.snapshot import RunningShell
     from prime_jupyter.resources.extensions.host import ExtensionDiagnostic, ExtensionHost
+    from prime_jupyter.resources.mcp.host import McpHost
     from prime_jupyter.runtime.namespace_watch import NamespaceWatch
     from prime_jupyter.runtime.shell import ShellRun
 
@@ -84,6 +85,8 @@ class AgentSession:
         allowed_permission_modes: tuple[PermissionMode, ...] | None = None,
         interactive: bool = False,
         extensions: ExtensionHost | None = None,
+        mcp: McpHost | None = None,
+        wrap_tool: Callable[[AnyTool], AnyTool] = lambda tool: tool,
     ) -> None:
         self.manager = manager
         self.registry = registry
@@ -122,17 +125,26 @@ class AgentSession:
         """The extensions this session's host loaded (None: there are none); shared with the sessions
         that replace this one in the same connection."""
         self.tool_policy = ToolPolicy(extensions, self.approvals)
-        self._untold: list[ExtensionDiagnostic] = []
-        """Extension diagnostics not shown yet: those from before anyone listened, and those of a run
-        that has not sent `agent_start` (a `POST chat` stream begins there); told once it has."""
+        self._untold: list[tuple[str, str]] = []
+        """Notices of extensions and MCP servers not shown yet (message, level): those from before anyone
+        listened, and those of a run that has not sent `agent_start` (a `POST chat` stream begins there);
+        told once it has."""
         self._run_starting = False
         self._extensions_started: asyncio.Future[None] | None = None
         self._stop_hearing: Callable[[], None] | None = None
         if extensions is not None:
             extensions.attach()
             extensions.bind(self)
-            self._untold = extensions.diagnostics()
+            self._untold = [(str(d), "error") for d in extensions.diagnostics()]
             self._stop_hearing = extensions.subscribe(self._tell_diagnostic)
+        self.mcp = mcp
+        """The session's MCP servers (None: mcp.json configures none); started beside the session
+        (`start_mcp`), their tools join `tools` as each server comes up."""
+        self._wrap_tool = wrap_tool
+        self._mcp_tools: list[AnyTool] = []
+        if mcp is not None:
+            mcp.on_tools(self._mcp_tools_changed)
+            mcp.on_notice(self._tell)
         self._plan_offer: asyncio.Task[None] | None = None
         self._last_answer: AssistantMessage | None = None
 
@@ -187,8 +199,8 @@ class AgentSession:
             self.emit(event)
             self._run_starting = False
             untold, self._untold = self._untold, []
-            for diagnostic in untold:
-                self.ui.notify(str(diagnostic), "error")
+            for message, level in untold:
+                self.ui.notify(message, level)
             return
         if isinstance(event, MessageEnd):
             entry = self.manager.append_message(event.message)
@@ -215,6 +227,10 @@ class AgentSession:
         (busy, no API key)."""
         if self.is_running:
             raise BusyError("a run is going: steer or queue a follow-up, or abort it first")
+        command = self._session_command(text)
+        if command is not None:
+            self._run_task = asyncio.ensure_future(command)
+            return self._run_task
         self.registry.api_key(self.model.provider)  # a missing key fails here, before anything runs
         withdraw(self._plan_offer)
         task = asyncio.ensure_future(self._run([_user_message(text, images)]))
@@ -276,7 +292,8 @@ class AgentSession:
     # --- the run --------------------------------------------------------------------------------
 
     async def _run(self, prompts: list[Message]) -> None:
-        self._run_starting = self.extensions is not None
+        self.start_mcp()
+        self._run_starting = self.extensions is not None or self.mcp is not None
         try:
             await self._before_prompt(prompts)
             await self._tell_namespace()
@@ -326,10 +343,47 @@ class AgentSession:
             self.manager.append_message(message)
 
     def _tell_diagnostic(self, diagnostic: ExtensionDiagnostic) -> None:
+        self._tell(str(diagnostic), "error")
+
+    def _tell(self, message: str, level: str) -> None:
         if self._run_starting:
-            self._untold.append(diagnostic)
+            self._untold.append((message, level))
         else:
-            self.ui.notify(str(diagnostic), "error")
+            self.ui.notify(message, level)
+
+    # --- MCP servers ----------------------------------------------------------------------------
+
+    def start_mcp(self) -> None:
+        """Start the MCP servers in the background (once; needs the running loop). Harmless without any."""
+        if self.mcp is not None:
+            self.mcp.start()
+
+    def _mcp_tools_changed(self, tools: list[AnyTool]) -> None:
+        """A server came up or went down: its tools join or leave from the next model request on (the
+        loop reads `tools` at each request; a call already under way keeps the tool it started with)."""
+        for tool in self._mcp_tools:
+            if tool in self.tools:
+                self.tools.remove(tool)
+        self._mcp_tools = [self._wrap_tool(tool) for tool in tools]
+        self.tools.extend(self._mcp_tools)
+
+    # --- the session's own slash commands --------------------------------------------------------
+
+    def _session_command(self, text: str) -> Awaitable[None] | None:
+        """A prompt that is one of the session's commands (`/mcp`) runs as that command instead of a
+        turn, on every surface alike; None for any other prompt."""
+        word, _, args = text.strip().partition(" ")
+        if word == "/mcp":
+            return self._mcp_command(args.strip())
+        return None
+
+    async def _mcp_command(self, args: str) -> None:
+        """`/mcp`: the servers, their state and their tools, as a notice."""
+        if self.mcp is None:
+            self.ui.notify("No MCP servers: add them to ~/.prime/agent/mcp.json or .prime/agent/mcp.json.")
+            return
+        self.start_mcp()
+        self.ui.notify(self.mcp.report())
 
     def notify(self, message: str, level: str = "info") -> None:
         """A notice on every surface of the session (an extension's `prime.notify`)."""
@@ -425,8 +479,12 @@ class AgentSession:
         return self._last_answer
 
     def _offers(self, name: str) -> bool:
-        extensions = self.extensions
-        return self.permissions.offers(name) and (extensions is None or extensions.offers(name))
+        extensions, mcp = self.extensions, self.mcp
+        return (
+            self.permissions.offers(name)
+            and (extensions is None or extensions.offers(name))
+            and (mcp is None or mcp.offers(name))
+        )
 
     def _stream_options(self, hints: ProviderHints | None = None) -> StreamOptions:
         """The options of one model call; the key is looked up for each (a key changed in auth.json
@@ -526,6 +584,8 @@ class AgentSession:
             self._stop_hearing()
             self._stop_hearing = None
             self.extensions.detach()
+        if self.mcp is not None:
+            await self.mcp.close()
         for dispose in self._disposers:
             try:
                 await dispose()
