@@ -309,6 +309,11 @@ async def _session_text(connection: AgentConnection) -> str:
     return "\n".join(lines)
 
 
+async def _mcp(chat: ChatScreen, connection: AgentConnection, arg: str) -> None:
+    """The session answers `/mcp` itself (with a notice), wherever it runs."""
+    await connection.prompt("/mcp")
+
+
 SESSION_HANDLERS: dict[str, SessionHandler] = {
     "model": _model,
     "thinking": _thinking,
@@ -324,6 +329,7 @@ SESSION_HANDLERS: dict[str, SessionHandler] = {
     "copy": _copy,
     "session": _session,
     "kernel": _kernel,
+    "mcp": _mcp,
 }
 
 
