@@ -202,6 +202,9 @@ class AgentSession:
             for message, level in untold:
                 self.ui.notify(message, level)
             return
+        answering = isinstance(event, MessageStart) and isinstance(event.message, AssistantMessage)
+        if self.mcp is not None and (answering or isinstance(event, AgentEnd)):
+            self.mcp.release()  # the first model request is answering (or the run ended): the servers may start
         if isinstance(event, MessageEnd):
             entry = self.manager.append_message(event.message)
             event = MessageEnd(event.message, entry.id)
@@ -305,6 +308,8 @@ class AgentSession:
             return
         finally:
             self._run_starting = False
+            if self.mcp is not None:
+                self.mcp.release()
         self._plan_offer = offer_plan_exit(self, self._last_answer)
 
     def _left_queued(self) -> list[Message]:
@@ -354,9 +359,16 @@ class AgentSession:
     # --- MCP servers ----------------------------------------------------------------------------
 
     def start_mcp(self) -> None:
-        """Start the MCP servers in the background (once; needs the running loop). Harmless without any."""
-        if self.mcp is not None:
-            self.mcp.start()
+        """Start the MCP servers in the background (once; needs the running loop): at once when the session
+        is idle, else once the run's first model request went out. Harmless without any."""
+        if self.mcp is None:
+            return
+        self.mcp.start()
+        asyncio.get_running_loop().call_soon(self._release_mcp_when_idle)
+
+    def _release_mcp_when_idle(self) -> None:
+        if self.mcp is not None and not self.is_running:
+            self.mcp.release()
 
     def _mcp_tools_changed(self, tools: list[AnyTool]) -> None:
         """A server came up or went down: its tools join or leave from the next model request on (the

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -68,6 +69,8 @@ class McpServer:
 
     async def run(self) -> None:
         """Connect, serve, and reconnect after each failure, until cancelled (`stop`)."""
+        module = "mcp.client.stdio" if self.config.command is not None else "mcp.client.streamable_http"
+        await asyncio.to_thread(importlib.import_module, module)  # most of a second: off the session's loop
         while not self._stopping:
             self.attempts += 1
             self._dead.clear()

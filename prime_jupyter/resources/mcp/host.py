@@ -67,6 +67,7 @@ class McpHost:
         self._tool_listeners: list[Callable[[list[AnyTool]], None]] = []
         self._notice_listeners: list[Notice] = []
         self._started = False
+        self._released: asyncio.Event | None = None
         self._waiters: list[asyncio.Future[None]] = []
 
     @classmethod
@@ -81,10 +82,12 @@ class McpHost:
     # --- life -----------------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Start every server in the background (on the running loop); returns at once. Idempotent."""
+        """Start every server in the background (on the running loop) once `release` is called; returns at
+        once. Idempotent."""
         if self._started:
             return
         self._started = True
+        self._released = asyncio.Event()
         for diagnostic in self.diagnostics:
             self._tell(diagnostic, "warning")
         if self.servers and importlib.util.find_spec("mcp") is None:
@@ -93,7 +96,18 @@ class McpHost:
             self._tell("MCP servers need the mcp package: pip install 'prime-jupyter[mcp]'; none is started", "error")
             return
         for server in self.servers:
-            self._tasks.append(asyncio.ensure_future(server.run()))
+            self._tasks.append(asyncio.ensure_future(self._run(server)))
+
+    def release(self) -> None:
+        """Let the servers go: the session is idle, or its first model request went out (connecting
+        imports the SDK, most of a second of CPU that the first request must not wait for)."""
+        if self._released is not None:
+            self._released.set()
+
+    async def _run(self, server: McpServer) -> None:
+        assert self._released is not None
+        await self._released.wait()
+        await server.run()
 
     async def close(self) -> None:
         """Stop every server (their processes end with their connections)."""
