@@ -383,13 +383,21 @@ class AgentSession:
 
     def _session_command(self, text: str) -> Awaitable[None] | None:
         """A prompt that is one of the session's commands (`/mcp`) runs as that command instead of a
-        turn, on every surface alike; None for any other prompt."""
-        word, _, args = text.strip().partition(" ")
+        turn, on every surface alike: a run of no messages (`agent_start`, the command's notices,
+        `agent_end`), so a stream that follows runs ends as it does for a turn. None for any other prompt."""
+        word, _, _args = text.strip().partition(" ")
         if word == "/mcp":
-            return self._mcp_command(args.strip())
+            return self._command_run(self._mcp_report)
         return None
 
-    async def _mcp_command(self, args: str) -> None:
+    async def _command_run(self, command: Callable[[], None]) -> None:
+        self.emit(AgentStart())
+        try:
+            command()
+        finally:
+            self.emit(AgentEnd([]))
+
+    def _mcp_report(self) -> None:
         """`/mcp`: the servers, their state and their tools, as a notice."""
         if self.mcp is None:
             self.ui.notify("No MCP servers: add them to ~/.prime/agent/mcp.json or .prime/agent/mcp.json.")
