@@ -201,12 +201,18 @@ async def test_a_streamable_http_servers_tool_is_called_with_the_configured_head
     session = make_session(tmp_path, agent_home(tmp_path, llm, servers))
     session.start_mcp()
     await until(session.mcp, all_ready)
-    llm.enqueue(*answer_after(ToolCall(name="mcp__web__lookup", arguments={"topic": "the wiki"})))
+    llm.enqueue(
+        *answer_after(
+            ToolCall(name="mcp__web__lookup", arguments={"topic": "the wiki"}),
+            ToolCall(name="mcp__web__header", arguments={"name": "X-Team"}),
+        )
+    )
     try:
         await session.prompt("ask the web server")
         assert "mcp__web__lookup" in offered(llm, 0)
-        (result,) = tool_results(llm)
+        result, header = tool_results(llm)
         assert "note on the wiki: ship on Fridays (from web" in result_text(result)
+        assert result_text(header) == "X-Team: data"
         assert session.mcp is not None and session.mcp.status()[0].transport == "http"
     finally:
         await session.dispose()

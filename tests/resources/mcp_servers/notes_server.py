@@ -1,7 +1,7 @@
 """A small MCP server the tests ship (stdio, or streamable HTTP with `--http PORT`), built with the SDK's
-server (`MCPServer`, FastMCP's name in mcp 2): a notes tool, an image tool, a tool that fails, and one that
-kills the server mid-call. `--gate FILE` waits for FILE to exist before it serves (a server slow to start);
-`--tools N` adds N numbered tools (a server with many)."""
+server (`MCPServer`, FastMCP's name in mcp 2): a notes tool, an image tool, a tool that fails, one that
+reads a request header, and one that kills the server mid-call. `--gate FILE` waits for FILE to exist
+before it serves (a server slow to start); `--tools N` adds N numbered tools (a server with many)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import time
 import zlib
 from pathlib import Path
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.utilities.types import Image
 
@@ -48,6 +48,12 @@ def build(name: str, extra_tools: int) -> MCPServer:
     def crash() -> str:
         """Kills the server in the middle of the call."""
         os._exit(3)
+
+    @server.tool()
+    def header(name: str, ctx: Context) -> str:
+        """The value of one HTTP header of this call (streamable HTTP only)."""
+        headers = ctx.headers or {}
+        return f"{name}: {headers.get(name.lower(), '(not sent)')}"
 
     @server.tool()
     def big(chars: int) -> str:
