@@ -338,3 +338,21 @@ def test_the_projects_mcp_json_wins_a_name_clash_with_a_diagnostic_and_a_broken_
     servers, diagnostics = load_mcp_config(home, project)
     assert [s.command for s in servers] == ["project-notes"]
     assert diagnostics and str(home / "mcp.json") in diagnostics[0] and "not JSON" in diagnostics[0]
+
+
+def test_mcp_shows_a_server_without_what_looks_like_its_credentials(tmp_path: Path) -> None:
+    (tmp_path / "mcp.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "cli": {"command": "notes", "args": ["--token", "s3cret", "--api-key=k3y", "--dir", "docs"]},
+                    "web": {"url": "https://user:pw@example.invalid:8443/mcp?key=k3y", "headers": {"A": "h3ader"}},
+                }
+            }
+        )
+    )
+    servers, _ = load_mcp_config(tmp_path, tmp_path / "none")
+    assert [s.target for s in servers] == [
+        "notes --token *** --api-key=*** --dir docs",
+        "https://example.invalid:8443/mcp?***",
+    ]

@@ -20,10 +20,12 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 __all__ = ["McpServerConfig", "load_mcp_config", "mcp_config_files"]
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+_SECRET = re.compile(r"token|key|secret|password|auth", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,8 +46,14 @@ class McpServerConfig:
 
     @property
     def target(self) -> str:
-        """What the server is, for a person: its command line or its URL."""
-        return " ".join((self.command or "", *self.args)) if self.command is not None else str(self.url)
+        """What the server is, for a person (`/mcp`, notices): its command line or its URL, with what looks
+        like a credential masked (the value after `--token`, `--api-key=...`, a URL's user and query)."""
+        if self.command is None:
+            parts = urlsplit(str(self.url))
+            host = parts.hostname or ""
+            netloc = f"{host}:{parts.port}" if parts.port else host
+            return urlunsplit((parts.scheme, netloc, parts.path, "***" if parts.query else "", ""))
+        return " ".join((self.command, *_masked(self.args)))
 
 
 def mcp_config_files(agent_dir: Path, cwd: Path) -> list[Path]:
@@ -126,8 +134,24 @@ def _problem(name: str, spec: object) -> str | None:
     return None
 
 
-def _strings(value: object, kind: type) -> bool:
-    if not isinstance(value, kind):
-        return False
-    items = value.values() if isinstance(value, dict) else value
-    return all(isinstance(item, str) for item in items)  # type: ignore[attr-defined]
+def _strings(value: object, kind: type[list[object]] | type[dict[str, object]]) -> bool:
+    if isinstance(value, dict) and kind is dict:
+        return all(isinstance(item, str) for item in value.values())
+    if isinstance(value, list) and kind is list:
+        return all(isinstance(item, str) for item in value)
+    return False
+
+
+def _masked(args: tuple[str, ...]) -> list[str]:
+    shown: list[str] = []
+    secret_next = False
+    for arg in args:
+        flag, equals, _value = arg.partition("=")
+        if secret_next:
+            shown.append("***")
+        elif equals and _SECRET.search(flag):
+            shown.append(f"{flag}=***")
+        else:
+            shown.append(arg)
+        secret_next = arg.startswith("-") and not equals and bool(_SECRET.search(arg))
+    return shown
