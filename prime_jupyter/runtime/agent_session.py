@@ -142,9 +142,11 @@ class AgentSession:
         (`start_mcp`), their tools join `tools` as each server comes up."""
         self._wrap_tool = wrap_tool
         self._mcp_tools: list[AnyTool] = []
+        self._stop_mcp: list[Callable[[], None]] = []
         if mcp is not None:
-            mcp.on_tools(self._mcp_tools_changed)
-            mcp.on_notice(self._tell)
+            mcp.attach()
+            self._stop_mcp = [mcp.on_tools(self._mcp_tools_changed), mcp.on_notice(self._tell)]
+            self._mcp_tools_changed(mcp.tools())  # a replaced session's servers may be up already
         self._plan_offer: asyncio.Task[None] | None = None
         self._last_answer: AssistantMessage | None = None
 
@@ -604,8 +606,11 @@ class AgentSession:
             self._stop_hearing()
             self._stop_hearing = None
             self.extensions.detach()
-        if self.mcp is not None:
-            await self.mcp.close()
+        if self.mcp is not None and self._stop_mcp:
+            for stop in self._stop_mcp:
+                stop()
+            self._stop_mcp = []
+            await self.mcp.detach()
         for dispose in self._disposers:
             try:
                 await dispose()

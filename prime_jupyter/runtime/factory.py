@@ -87,6 +87,9 @@ class SessionOptions:
     `session_switch` reaches the same extensions; None, or another folder's: loaded for this session."""
     mcp_servers: bool = True
     """Start the MCP servers of `mcp.json` (`resources.mcp`); False: none, whatever it says."""
+    mcp: McpHost | None = None
+    """MCP servers already running for this folder (the session this one replaces had them): kept;
+    None, or another folder's: this session's own, from `mcp.json`."""
     before_continuing: Callable[[str, Path], None] | None = None
     """Called with the id and file of a saved transcript that `continue` or `resume` opened, before anything
     is written to it; raises to refuse (the connection layer's: a Jupyter server has that session open)."""
@@ -214,6 +217,8 @@ def _mcp(options: SessionOptions, home: Path, workdir: Path, model: Model) -> Mc
     """The session's MCP servers (`resources.mcp`), not started yet; None when no mcp.json has any."""
     if not options.mcp_servers:
         return None
+    if options.mcp is not None and options.mcp.cwd == workdir:
+        return options.mcp
     from prime_jupyter.resources.mcp.config import mcp_config_files
 
     if not any(path.is_file() for path in mcp_config_files(home, workdir)):

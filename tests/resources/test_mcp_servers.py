@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from prime_jupyter.connection.in_process import InProcessAgentConnection
 from prime_jupyter.protocol.events import Notify, QuestionAsked, SessionEvent
 from prime_jupyter.protocol.questions import SelectAnswer
 from prime_jupyter.resources.mcp.config import load_mcp_config
@@ -356,3 +357,27 @@ def test_mcp_shows_a_server_without_what_looks_like_its_credentials(tmp_path: Pa
         "notes --token *** --api-key=*** --dir docs",
         "https://example.invalid:8443/mcp?***",
     ]
+
+
+@pytest.mark.asyncio
+async def test_a_new_session_in_the_same_folder_keeps_the_servers_running_and_their_tools(
+    tmp_path: Path, llm: ScriptedLLMServer
+) -> None:
+    home = agent_home(tmp_path, llm, {"notes": stdio()})
+    options = SessionOptions(cwd=tmp_path, model="scripted/m1", tools=["read"], agent_dir=home, permission_mode="auto")
+    connection = InProcessAgentConnection.create(options)
+    try:
+        host = connection.session.mcp
+        await until(host, all_ready)
+        assert host is not None
+        attempts = host.servers[0].attempts
+        await connection.new_session()
+        assert connection.session.mcp is host and host.servers[0].attempts == attempts
+        llm.enqueue(*answer_after(ToolCall(name="mcp__notes__lookup", arguments={"topic": "handover"})))
+        await connection.prompt("still there?")
+        await connection.wait_for_idle()
+        assert "mcp__notes__lookup" in offered(llm, 0)
+        assert "note on handover" in result_text(tool_results(llm)[0])
+    finally:
+        await connection.dispose()
+    assert host.status()[0].state == "stopped"

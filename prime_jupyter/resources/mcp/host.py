@@ -56,6 +56,7 @@ class McpHost:
         accepts_images: bool = True,
         threshold: int = TOOL_THRESHOLD,
     ) -> None:
+        self.cwd = cwd
         self.threshold = threshold
         self.accepts_images = accepts_images
         self.servers = [McpServer(c, cwd, log_dir, self._changed, self._problem) for c in configs]
@@ -69,6 +70,7 @@ class McpHost:
         self._started = False
         self._released: asyncio.Event | None = None
         self._waiters: list[asyncio.Future[None]] = []
+        self._users = 0
 
     @classmethod
     def load(cls, agent_dir: Path, cwd: Path, *, accepts_images: bool = True) -> McpHost | None:
@@ -109,6 +111,16 @@ class McpHost:
         await self._released.wait()
         await server.run()
 
+    def attach(self) -> None:
+        """A session uses the servers (`detach` when it is disposed; the last one stops them): a session that
+        replaces another in the same folder (`/new`, `/resume`) keeps them running."""
+        self._users += 1
+
+    async def detach(self) -> None:
+        self._users -= 1
+        if self._users <= 0:
+            await self.close()
+
     async def close(self) -> None:
         """Stop every server (their processes end with their connections)."""
         for server in self.servers:
@@ -119,13 +131,16 @@ class McpHost:
             await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks.clear()
 
-    def on_tools(self, listener: Callable[[list[AnyTool]], None]) -> None:
-        """Hear the MCP tools (all of them, `mcp_search` included when it is needed) each time they change."""
+    def on_tools(self, listener: Callable[[list[AnyTool]], None]) -> Callable[[], None]:
+        """Hear the MCP tools (all of them, `mcp_search` included when it is needed) each time they change;
+        call the result to stop."""
         self._tool_listeners.append(listener)
+        return lambda: self._tool_listeners.remove(listener) if listener in self._tool_listeners else None
 
-    def on_notice(self, listener: Notice) -> None:
+    def on_notice(self, listener: Notice) -> Callable[[], None]:
         """Hear each notice (a server that failed, a configuration problem): message and level."""
         self._notice_listeners.append(listener)
+        return lambda: self._notice_listeners.remove(listener) if listener in self._notice_listeners else None
 
     async def wait_for(self, predicate: Callable[[McpHost], bool]) -> None:
         """Until `predicate(self)` holds (checked at each change of a server's state; for tests and tools)."""
