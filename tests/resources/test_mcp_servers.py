@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_extension_host import Events, result_text, tool_results  # the extension tests' session kit
 
 from prime_jupyter.connection.in_process import InProcessAgentConnection
-from prime_jupyter.protocol.events import Notify, QuestionAsked, SessionEvent
 from prime_jupyter.protocol.questions import SelectAnswer
 from prime_jupyter.resources.mcp.config import load_mcp_config
 from prime_jupyter.resources.mcp.host import McpHost
@@ -62,21 +62,6 @@ def make_session(
     return create_agent_session(options)
 
 
-class Events:
-    def __init__(self, session: AgentSession) -> None:
-        self.all: list[SessionEvent] = []
-        self.questions: asyncio.Queue[QuestionAsked] = asyncio.Queue()
-        session.subscribe(self._on)
-
-    def _on(self, event: SessionEvent) -> None:
-        self.all.append(event)
-        if isinstance(event, QuestionAsked):
-            self.questions.put_nowait(event)
-
-    def notices(self) -> list[str]:
-        return [e.message for e in self.all if isinstance(e, Notify)]
-
-
 async def until(host: McpHost | None, predicate: Callable[[McpHost], bool]) -> None:
     assert host is not None
     await asyncio.wait_for(host.wait_for(predicate), WAIT_S)
@@ -88,16 +73,6 @@ def all_ready(host: McpHost) -> bool:
 
 def offered(llm: ScriptedLLMServer, request: int = -1) -> dict[str, Any]:
     return {t["name"]: t for t in llm.requests[request].body.get("tools", [])}
-
-
-def tool_results(llm: ScriptedLLMServer) -> list[dict[str, Any]]:
-    messages = llm.requests[-1].body["messages"]
-    return [b for m in messages if isinstance(m["content"], list) for b in m["content"] if b["type"] == "tool_result"]
-
-
-def result_text(block: dict[str, Any]) -> str:
-    content = block["content"]
-    return content if isinstance(content, str) else "".join(c.get("text", "") for c in content)
 
 
 def answer_after(*calls: ToolCall) -> tuple[ScriptedTurn, ...]:
