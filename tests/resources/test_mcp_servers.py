@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -20,6 +22,7 @@ from typing import Any
 import pytest
 from test_extension_host import Events, result_text, tool_results  # the extension tests' session kit
 
+from prime_jupyter.ai.abort import AbortSignal
 from prime_jupyter.connection.in_process import InProcessAgentConnection
 from prime_jupyter.protocol.questions import SelectAnswer
 from prime_jupyter.resources.mcp.config import load_mcp_config
@@ -356,3 +359,31 @@ async def test_a_new_session_in_the_same_folder_keeps_the_servers_running_and_th
     finally:
         await connection.dispose()
     assert host.status()[0].state == "stopped"
+
+
+@pytest.mark.asyncio
+async def test_a_server_that_dies_between_calls_is_found_by_its_ping_reported_and_restarted(tmp_path: Path) -> None:
+    config, _ = load_mcp_config(write_mcp_json(tmp_path, {"notes": stdio()}), tmp_path)
+    notices: list[str] = []
+    host = McpHost(config, [], tmp_path, tmp_path / "logs", ping_s=0.05)
+    host.on_notice(lambda message, level: notices.append(message))
+    host.start()
+    host.release()
+    try:
+        await until(host, all_ready)
+        server = host.servers[0]
+        first = await server.call("lookup", {"topic": "pid"}, AbortSignal())
+        pid = int(first.content[0].text.rsplit("pid ", 1)[1].rstrip(")"))  # type: ignore[union-attr]
+        os.kill(pid, signal.SIGKILL)
+        await until(host, lambda h: h.servers[0].attempts > 1 and all_ready(h))
+        assert any("MCP server 'notes' stopped" in n for n in notices)
+        again = await server.call("lookup", {"topic": "pid"}, AbortSignal())
+        assert f"pid {pid})" not in again.content[0].text  # type: ignore[union-attr]
+    finally:
+        await host.close()
+
+
+def write_mcp_json(folder: Path, servers: dict[str, Any]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    return folder

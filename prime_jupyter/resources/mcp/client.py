@@ -47,8 +47,11 @@ class McpServer:
         log_dir: Path,
         on_change: Callable[[McpServer], None],
         on_problem: Callable[[str], None],
+        *,
+        ping_s: float = PING_S,
     ) -> None:
         self.config = config
+        self.ping_s = ping_s
         self.cwd = cwd
         self.log_path = log_dir / f"{config.name}.log"
         self.state: ServerState = "starting"
@@ -161,7 +164,7 @@ class McpServer:
         """Until the connection is found dead: by a failed call, or by a ping that fails or gets no answer."""
         while True:
             try:
-                await asyncio.wait_for(self._dead.wait(), timeout=PING_S)
+                await asyncio.wait_for(self._dead.wait(), timeout=self.ping_s)
                 return
             except TimeoutError:
                 pass

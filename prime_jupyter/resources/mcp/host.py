@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from prime_jupyter.agent.tool import AnyTool
-from prime_jupyter.resources.mcp.client import McpServer, ServerState
+from prime_jupyter.resources.mcp.client import PING_S, McpServer, ServerState
 from prime_jupyter.resources.mcp.config import McpServerConfig, load_mcp_config
 from prime_jupyter.resources.mcp.search import SEARCH_TOOL, TOOL_THRESHOLD, make_search_tool
 from prime_jupyter.resources.mcp.tools import PREFIX, mcp_tool
@@ -55,11 +55,12 @@ class McpHost:
         *,
         accepts_images: bool = True,
         threshold: int = TOOL_THRESHOLD,
+        ping_s: float = PING_S,
     ) -> None:
         self.cwd = cwd
         self.threshold = threshold
         self.accepts_images = accepts_images
-        self.servers = [McpServer(c, cwd, log_dir, self._changed, self._problem) for c in configs]
+        self.servers = [McpServer(c, cwd, log_dir, self._changed, self._problem, ping_s=ping_s) for c in configs]
         self.diagnostics = list(diagnostics)
         self._tools: dict[str, list[AnyTool]] = {}
         self._found: set[str] = set()
