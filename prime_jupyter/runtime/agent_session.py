@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from prime_jupyter.protocol.snapshot import RunningShell
     from prime_jupyter.resources.extensions.host import ExtensionDiagnostic, ExtensionHost
     from prime_jupyter.resources.mcp.host import McpHost
+    from prime_jupyter.runtime.mcp_link import McpLink
     from prime_jupyter.runtime.namespace_watch import NamespaceWatch
     from prime_jupyter.runtime.shell import ShellRun
 
@@ -139,14 +140,8 @@ class AgentSession:
             self._stop_hearing = extensions.subscribe(self._tell_diagnostic)
         self.mcp = mcp
         """The session's MCP servers (None: mcp.json configures none); started beside the session
-        (`start_mcp`), their tools join `tools` as each server comes up."""
-        self._wrap_tool = wrap_tool
-        self._mcp_tools: list[AnyTool] = []
-        self._stop_mcp: list[Callable[[], None]] = []
-        if mcp is not None:
-            mcp.attach()
-            self._stop_mcp = [mcp.on_tools(self._mcp_tools_changed), mcp.on_notice(self._tell)]
-            self._mcp_tools_changed(mcp.tools())  # a replaced session's servers may be up already
+        (`start_mcp`), their tools join `tools` as each server comes up (`runtime.mcp_link`)."""
+        self._mcp = _mcp_link(mcp, self.tools, wrap_tool, self._tell, lambda: self.is_running)
         self._plan_offer: asyncio.Task[None] | None = None
         self._last_answer: AssistantMessage | None = None
 
@@ -204,9 +199,8 @@ class AgentSession:
             for message, level in untold:
                 self.ui.notify(message, level)
             return
-        answering = isinstance(event, MessageStart) and isinstance(event.message, AssistantMessage)
-        if self.mcp is not None and (answering or isinstance(event, AgentEnd)):
-            self.mcp.release()  # the first model request is answering (or the run ended): the servers may start
+        if self._mcp is not None:
+            self._mcp.seen(event)
         if isinstance(event, MessageEnd):
             entry = self.manager.append_message(event.message)
             event = MessageEnd(event.message, entry.id)
@@ -310,8 +304,8 @@ class AgentSession:
             return
         finally:
             self._run_starting = False
-            if self.mcp is not None:
-                self.mcp.release()
+            if self._mcp is not None:
+                self._mcp.release()
         self._plan_offer = offer_plan_exit(self, self._last_answer)
 
     def _left_queued(self) -> list[Message]:
@@ -362,24 +356,9 @@ class AgentSession:
 
     def start_mcp(self) -> None:
         """Start the MCP servers in the background (once; needs the running loop): at once when the session
-        is idle, else once the run's first model request went out. Harmless without any."""
-        if self.mcp is None:
-            return
-        self.mcp.start()
-        asyncio.get_running_loop().call_soon(self._release_mcp_when_idle)
-
-    def _release_mcp_when_idle(self) -> None:
-        if self.mcp is not None and not self.is_running:
-            self.mcp.release()
-
-    def _mcp_tools_changed(self, tools: list[AnyTool]) -> None:
-        """A server came up or went down: its tools join or leave from the next model request on (the
-        loop reads `tools` at each request; a call already under way keeps the tool it started with)."""
-        for tool in self._mcp_tools:
-            if tool in self.tools:
-                self.tools.remove(tool)
-        self._mcp_tools = [self._wrap_tool(tool) for tool in tools]
-        self.tools.extend(self._mcp_tools)
+        is idle, else once the run's first answer is streaming. Harmless without any."""
+        if self._mcp is not None:
+            self._mcp.start()
 
     # --- the session's own slash commands --------------------------------------------------------
 
@@ -401,11 +380,10 @@ class AgentSession:
 
     def _mcp_report(self) -> None:
         """`/mcp`: the servers, their state and their tools, as a notice."""
-        if self.mcp is None:
+        if self._mcp is None:
             self.ui.notify("No MCP servers: add them to ~/.prime/agent/mcp.json or .prime/agent/mcp.json.")
             return
-        self.start_mcp()
-        self.ui.notify(self.mcp.report())
+        self.ui.notify(self._mcp.report())
 
     def notify(self, message: str, level: str = "info") -> None:
         """A notice on every surface of the session (an extension's `prime.notify`)."""
@@ -501,7 +479,7 @@ class AgentSession:
         return self._last_answer
 
     def _offers(self, name: str) -> bool:
-        extensions, mcp = self.extensions, self.mcp
+        extensions, mcp = self.extensions, self._mcp
         return (
             self.permissions.offers(name)
             and (extensions is None or extensions.offers(name))
@@ -606,11 +584,9 @@ class AgentSession:
             self._stop_hearing()
             self._stop_hearing = None
             self.extensions.detach()
-        if self.mcp is not None and self._stop_mcp:
-            for stop in self._stop_mcp:
-                stop()
-            self._stop_mcp = []
-            await self.mcp.detach()
+        if self._mcp is not None:
+            mcp, self._mcp = self._mcp, None
+            await mcp.dispose()
         for dispose in self._disposers:
             try:
                 await dispose()
@@ -622,6 +598,21 @@ def _user_message(text: str, images: list[ImageContent] | None) -> UserMessage:
     if not images:
         return UserMessage(content=text)
     return UserMessage(content=[TextContent(text=text), *images])
+
+
+def _mcp_link(
+    host: McpHost | None,
+    tools: list[AnyTool],
+    wrap: Callable[[AnyTool], AnyTool],
+    tell: Callable[[str, str], None],
+    running: Callable[[], bool],
+) -> McpLink | None:
+    """The session's link to its MCP servers, imported only for a session with some."""
+    if host is None:
+        return None
+    from prime_jupyter.runtime.mcp_link import McpLink
+
+    return McpLink(host, tools, wrap, tell, running)
 
 
 def _namespace_watch(kernel: IpythonKernelProvisioner | None) -> NamespaceWatch | None:
