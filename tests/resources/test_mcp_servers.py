@@ -24,6 +24,7 @@ from test_extension_host import Events, result_text, tool_results  # the extensi
 
 from prime_jupyter.ai.abort import AbortSignal
 from prime_jupyter.connection.in_process import InProcessAgentConnection
+from prime_jupyter.protocol.events import ToolExecutionEnd
 from prime_jupyter.protocol.questions import SelectAnswer
 from prime_jupyter.resources.mcp.config import load_mcp_config
 from prime_jupyter.resources.mcp.host import McpHost
@@ -387,3 +388,32 @@ def write_mcp_json(folder: Path, servers: dict[str, Any]) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
     return folder
+
+
+@pytest.mark.asyncio
+async def test_an_abort_stops_a_call_under_way_and_the_server_serves_the_next_one(
+    tmp_path: Path, llm: ScriptedLLMServer
+) -> None:
+    session = make_session(tmp_path, agent_home(tmp_path, llm, {"notes": stdio()}))
+    events = Events(session)
+    session.start_mcp()
+    await until(session.mcp, all_ready)
+    never = tmp_path / "never"
+    llm.enqueue(ScriptedTurn(blocks=[ToolCall(name="mcp__notes__hold", arguments={"path": str(never)})]))
+    try:
+        session.start_prompt("wait for it")
+        held = tmp_path / "never.held"  # the server is in the call
+        for _ in range(3000):  # until it is, looking every 20 ms
+            if held.exists():
+                break
+            await asyncio.sleep(0.02)
+        assert held.exists()
+        await session.abort()
+        [end] = [e for e in events.all if isinstance(e, ToolExecutionEnd)]
+        assert end.is_error and "Aborted" in end.result.content[0].text  # type: ignore[union-attr]
+        llm.enqueue(*answer_after(ToolCall(name="mcp__notes__lookup", arguments={"topic": "after"})))
+        await session.prompt("and now?")
+        assert "note on after" in result_text(tool_results(llm)[-1])
+        assert session.mcp is not None and session.mcp.servers[0].attempts == 1  # the same connection
+    finally:
+        await session.dispose()

@@ -1,7 +1,8 @@
 """A small MCP server the tests ship (stdio, or streamable HTTP with `--http PORT`), built with the SDK's
 server (`MCPServer`, FastMCP's name in mcp 2): a notes tool, an image tool, a tool that fails, one that
-reads a request header, and one that kills the server mid-call. `--gate FILE` waits for FILE to exist
-before it serves (a server slow to start); `--tools N` adds N numbered tools (a server with many)."""
+reads a request header, one that holds until a file exists, and one that kills the server mid-call.
+`--gate FILE` waits for FILE to exist before it serves (a server slow to start); `--tools N` adds N
+numbered tools (a server with many)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import time
 import zlib
 from pathlib import Path
 
+import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.utilities.types import Image
@@ -54,6 +56,14 @@ def build(name: str, extra_tools: int) -> MCPServer:
         """The value of one HTTP header of this call (streamable HTTP only)."""
         headers = ctx.headers or {}
         return f"{name}: {headers.get(name.lower(), '(not sent)')}"
+
+    @server.tool()
+    async def hold(path: str) -> str:
+        """Answers once the file at `path` exists (and says it is holding: `path`.held)."""
+        Path(path + ".held").touch()
+        while not Path(path).exists():  # noqa: ASYNC110 (another process makes the file: no event to wait on)
+            await anyio.sleep(0.02)
+        return "released"
 
     @server.tool()
     def big(chars: int) -> str:
