@@ -417,3 +417,22 @@ async def test_an_abort_stops_a_call_under_way_and_the_server_serves_the_next_on
         assert session.mcp is not None and session.mcp.servers[0].attempts == 1  # the same connection
     finally:
         await session.dispose()
+
+
+@pytest.mark.asyncio
+async def test_the_projects_server_runs_on_a_name_clash_and_the_session_says_so(
+    tmp_path: Path, llm: ScriptedLLMServer
+) -> None:
+    home = agent_home(tmp_path, llm, {"notes": stdio("--name", "global")})
+    write_mcp_json(tmp_path / ".prime" / "agent", {"notes": stdio("--name", "project")})
+    session = make_session(tmp_path, home)
+    events = Events(session)
+    session.start_mcp()
+    await until(session.mcp, all_ready)
+    llm.enqueue(*answer_after(ToolCall(name="mcp__notes__lookup", arguments={"topic": "whose"})))
+    try:
+        await session.prompt("whose notes?")
+        assert "(from project," in result_text(tool_results(llm)[0])
+        assert any("'notes' is also defined" in n and "project's definition is used" in n for n in events.notices())
+    finally:
+        await session.dispose()
