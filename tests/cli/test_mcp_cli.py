@@ -32,4 +32,3 @@ def test_print_mode_mcp_prints_the_servers_and_asks_no_model(
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("MCP servers (1):\n- notes [") and "stdio:" in done.stdout
     assert not llm.requests
-
