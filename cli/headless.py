@@ -133,6 +133,9 @@ async def run_headless(
 
     writer = _JsonWriter(sys.stdout, stop_run)
     finals: list[AssistantMessage] = []
+    told: list[str] = []
+    """The run's info notices: what a session command (`-p /mcp`, a run of no messages) answers."""
+    commands: list[bool] = []
 
     def on_event(event: ConnectionEvent) -> None:
         if not isinstance(event, SessionEventReceived):
@@ -147,7 +150,10 @@ async def run_headless(
             print(f"prime: {retry_line(event.event)}", file=sys.stderr, flush=True)
         if isinstance(event.event, Notify) and event.event.level != "info":  # an extension that failed
             print(f"prime: {event.event.level}: {event.event.message}", file=sys.stderr, flush=True)
+        elif isinstance(event.event, Notify):
+            told.append(event.event.message)
         if isinstance(event.event, AgentEnd):
+            commands[:] = [not event.event.messages]
             finals[:] = [m for m in event.event.messages if isinstance(m, AssistantMessage)][-1:]
 
     loop = asyncio.get_running_loop()
@@ -166,7 +172,12 @@ async def run_headless(
         loop.remove_signal_handler(signal.SIGINT)
         writer.flush()
         gc_policy.start_up_done()
-    code = _outcome(finals[0] if finals else None, writer, json_mode, bool(interrupted))
+    if commands == [True] and told and not interrupted and not json_mode:  # a command: its notices answer
+        writer.line(well_formed("\n".join(told)))
+        writer.flush()
+        code = EXIT_READER_GONE if writer.gone else 0
+    else:
+        code = _outcome(finals[0] if finals else None, writer, json_mode, bool(interrupted))
     if say_session:
         await _say_session(connection)
     return code

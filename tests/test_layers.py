@@ -25,7 +25,7 @@ ALLOWED: dict[str, set[str]] = {
     "sessions": {"ai"},
     "notebooks": {"ai", "kernel"},
     "tools": {"ai", "protocol", "agent", "kernel", "notebooks"},
-    "resources": {"ai", "protocol", "agent"},
+    "resources": {"ai", "protocol", "agent", "kernel"},
     "runtime": {"ai", "protocol", "agent", "tools", "kernel", "sessions", "notebooks", "resources"},
     "connection": {"ai", "protocol"},
     "server": {

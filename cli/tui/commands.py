@@ -322,6 +322,11 @@ def budget_line(budget: BudgetStatus) -> str:
     return "Budget: " + "; ".join(parts)
 
 
+async def _mcp(chat: ChatScreen, connection: AgentConnection, arg: str) -> None:
+    """The session answers `/mcp` itself (with a notice), wherever it runs."""
+    await connection.prompt("/mcp")
+
+
 SESSION_HANDLERS: dict[str, SessionHandler] = {
     "model": _model,
     "thinking": _thinking,
@@ -337,6 +342,7 @@ SESSION_HANDLERS: dict[str, SessionHandler] = {
     "copy": _copy,
     "session": _session,
     "kernel": _kernel,
+    "mcp": _mcp,
 }
 
 

@@ -29,14 +29,15 @@ __all__ = ["build_replacement", "run_after_replace"]
 
 
 async def build_replacement(current: AgentSession, options: SessionOptions, manager: SessionManager) -> AgentSession:
-    """A session on `manager` with `options`, and the model, thinking level and extensions `current` has
-    now (its extensions are kept when the new session is in the same folder)."""
+    """A session on `manager` with `options`, and the model, thinking level, extensions and MCP servers
+    `current` has now (its extensions and servers are kept when the new session is in the same folder)."""
     replaced = dataclasses.replace(
         options,
         manager=manager,
         model=f"{current.model.provider}/{current.model.id}",
         thinking=current.thinking_level,
         extensions=current.extensions,
+        mcp=current.mcp,
     )
     return await asyncio.to_thread(create_agent_session, replaced)
 

@@ -59,6 +59,7 @@ BUILTIN_COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("copy", "copy the last answer to the clipboard"),
     CommandInfo("session", "this session's id, file, tokens and cost"),
     CommandInfo("kernel", "the agent's kernel: its state and id; interrupt or restart it", "[interrupt|restart]"),
+    CommandInfo("mcp", "the MCP servers: their state and their tools"),
     CommandInfo("hotkeys", "every key and what it does"),
     CommandInfo("help", "commands and keys"),
     CommandInfo("quit", "leave (a session in a server keeps running)"),

@@ -400,12 +400,13 @@ class InProcessAgentConnection:
 
     def _start_extensions(self, session: AgentSession) -> None:
         """`session_start` of the session's extensions, begun now when there is a loop here (else by the
-        first run)."""
-        if session.extensions is None:
-            return
+        first run), and its MCP servers beside it."""
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
+            return
+        session.start_mcp()
+        if session.extensions is None:
             return
         task = loop.create_task(session.start_extensions())
         _starting.add(task)

@@ -55,6 +55,8 @@ if TYPE_CHECKING:
     from prime_jupyter.protocol.snapshot import RunningShell
     from prime_jupyter.resources.extensions.host import ExtensionDiagnostic, ExtensionHost
     from prime_jupyter.runtime.budget import SessionBudget
+    from prime_jupyter.resources.mcp.host import McpHost
+    from prime_jupyter.runtime.mcp_link import McpLink
     from prime_jupyter.runtime.namespace_watch import NamespaceWatch
     from prime_jupyter.runtime.shell import ShellRun
 
@@ -85,6 +87,8 @@ class AgentSession:
         allowed_permission_modes: tuple[PermissionMode, ...] | None = None,
         interactive: bool = False,
         extensions: ExtensionHost | None = None,
+        mcp: McpHost | None = None,
+        wrap_tool: Callable[[AnyTool], AnyTool] = lambda tool: tool,
     ) -> None:
         self.manager = manager
         self.registry = registry
@@ -123,17 +127,22 @@ class AgentSession:
         """The extensions this session's host loaded (None: there are none); shared with the sessions
         that replace this one in the same connection."""
         self.tool_policy = ToolPolicy(extensions, self.approvals)
-        self._untold: list[ExtensionDiagnostic] = []
-        """Extension diagnostics not shown yet: those from before anyone listened, and those of a run
-        that has not sent `agent_start` (a `POST chat` stream begins there); told once it has."""
+        self._untold: list[tuple[str, str]] = []
+        """Notices of extensions and MCP servers not shown yet (message, level): those from before anyone
+        listened, and those of a run that has not sent `agent_start` (a `POST chat` stream begins there);
+        told once it has."""
         self._run_starting = False
         self._extensions_started: asyncio.Future[None] | None = None
         self._stop_hearing: Callable[[], None] | None = None
         if extensions is not None:
             extensions.attach()
             extensions.bind(self)
-            self._untold = extensions.diagnostics()
+            self._untold = [(str(d), "error") for d in extensions.diagnostics()]
             self._stop_hearing = extensions.subscribe(self._tell_diagnostic)
+        self.mcp = mcp
+        """The session's MCP servers (None: mcp.json configures none); started beside the session
+        (`start_mcp`), their tools join `tools` as each server comes up (`runtime.mcp_link`)."""
+        self._mcp = _mcp_link(mcp, self.tools, wrap_tool, self._tell, lambda: self.is_running)
         self._plan_offer: asyncio.Task[None] | None = None
         self._last_answer: AssistantMessage | None = None
         self.budget: SessionBudget | None = None
@@ -193,9 +202,11 @@ class AgentSession:
             self.emit(event)
             self._run_starting = False
             untold, self._untold = self._untold, []
-            for diagnostic in untold:
-                self.ui.notify(str(diagnostic), "error")
+            for message, level in untold:
+                self.ui.notify(message, level)
             return
+        if self._mcp is not None:
+            self._mcp.seen(event)
         if isinstance(event, MessageEnd):
             if self.budget is not None and isinstance(event.message, AssistantMessage):
                 self.budget.add(event.message)
@@ -223,6 +234,10 @@ class AgentSession:
         (busy, no API key, a cost budget spent)."""
         if self.is_running:
             raise BusyError("a run is going: steer or queue a follow-up, or abort it first")
+        command = self._session_command(text)
+        if command is not None:
+            self._run_task = asyncio.ensure_future(command)
+            return self._run_task
         self.registry.api_key(self.model.provider)  # a missing key fails here, before anything runs
         if self.budget is not None:
             self.budget.check()
@@ -286,7 +301,8 @@ class AgentSession:
     # --- the run --------------------------------------------------------------------------------
 
     async def _run(self, prompts: list[Message]) -> None:
-        self._run_starting = self.extensions is not None
+        self.start_mcp()
+        self._run_starting = self.extensions is not None or self.mcp is not None
         try:
             await self._before_prompt(prompts)
             await self._tell_namespace()
@@ -298,6 +314,8 @@ class AgentSession:
             return
         finally:
             self._run_starting = False
+            if self._mcp is not None:
+                self._mcp.release()
         self._plan_offer = offer_plan_exit(self, self._last_answer)
 
     def _left_queued(self) -> list[Message]:
@@ -336,10 +354,46 @@ class AgentSession:
             self.manager.append_message(message)
 
     def _tell_diagnostic(self, diagnostic: ExtensionDiagnostic) -> None:
+        self._tell(str(diagnostic), "error")
+
+    def _tell(self, message: str, level: str) -> None:
         if self._run_starting:
-            self._untold.append(diagnostic)
+            self._untold.append((message, level))
         else:
-            self.ui.notify(str(diagnostic), "error")
+            self.ui.notify(message, level)
+
+    # --- MCP servers ----------------------------------------------------------------------------
+
+    def start_mcp(self) -> None:
+        """Start the MCP servers in the background (once; needs the running loop): at once when the session
+        is idle, else once the run's first answer is streaming. Harmless without any."""
+        if self._mcp is not None:
+            self._mcp.start()
+
+    # --- the session's own slash commands --------------------------------------------------------
+
+    def _session_command(self, text: str) -> Awaitable[None] | None:
+        """A prompt that is one of the session's commands (`/mcp`) runs as that command instead of a
+        turn, on every surface alike: a run of no messages (`agent_start`, the command's notices,
+        `agent_end`), so a stream that follows runs ends as it does for a turn. None for any other prompt."""
+        word, _, _args = text.strip().partition(" ")
+        if word == "/mcp":
+            return self._command_run(self._mcp_report)
+        return None
+
+    async def _command_run(self, command: Callable[[], None]) -> None:
+        self.emit(AgentStart())
+        try:
+            command()
+        finally:
+            self.emit(AgentEnd([]))
+
+    def _mcp_report(self) -> None:
+        """`/mcp`: the servers, their state and their tools, as a notice."""
+        if self._mcp is None:
+            self.ui.notify("No MCP servers: add them to ~/.prime/agent/mcp.json or .prime/agent/mcp.json.")
+            return
+        self.ui.notify(self._mcp.report())
 
     def notify(self, message: str, level: str = "info") -> None:
         """A notice on every surface of the session (an extension's `prime.notify`)."""
@@ -435,8 +489,12 @@ class AgentSession:
         return self._last_answer
 
     def _offers(self, name: str) -> bool:
-        extensions = self.extensions
-        return self.permissions.offers(name) and (extensions is None or extensions.offers(name))
+        extensions, mcp = self.extensions, self._mcp
+        return (
+            self.permissions.offers(name)
+            and (extensions is None or extensions.offers(name))
+            and (mcp is None or mcp.offers(name))
+        )
 
     def _stream_options(self, hints: ProviderHints | None = None) -> StreamOptions:
         """The options of one model call; the key is looked up for each (a key changed in auth.json
@@ -540,6 +598,9 @@ class AgentSession:
             self._stop_hearing()
             self._stop_hearing = None
             self.extensions.detach()
+        if self._mcp is not None:
+            mcp, self._mcp = self._mcp, None
+            await mcp.dispose()
         for dispose in self._disposers:
             try:
                 await dispose()
@@ -551,6 +612,21 @@ def _user_message(text: str, images: list[ImageContent] | None) -> UserMessage:
     if not images:
         return UserMessage(content=text)
     return UserMessage(content=[TextContent(text=text), *images])
+
+
+def _mcp_link(
+    host: McpHost | None,
+    tools: list[AnyTool],
+    wrap: Callable[[AnyTool], AnyTool],
+    tell: Callable[[str, str], None],
+    running: Callable[[], bool],
+) -> McpLink | None:
+    """The session's link to its MCP servers, imported only for a session with some."""
+    if host is None:
+        return None
+    from prime_jupyter.runtime.mcp_link import McpLink
+
+    return McpLink(host, tools, wrap, tell, running)
 
 
 def _namespace_watch(kernel: IpythonKernelProvisioner | None) -> NamespaceWatch | None:

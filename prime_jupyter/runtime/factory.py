@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from prime_jupyter.kernel.ops import KernelLauncher
     from prime_jupyter.notebooks.workspace import NotebookWorkspace
     from prime_jupyter.resources.extensions.host import ExtensionHost
+    from prime_jupyter.resources.mcp.host import McpHost
 
 __all__ = ["SessionOptions", "create_agent_session", "new_session_model", "sessions_dir"]
 
@@ -97,6 +98,11 @@ class SessionOptions:
     extensions: ExtensionHost | None = None
     """Extensions already loaded for this folder (the session this one replaces had them): kept, so
     `session_switch` reaches the same extensions; None, or another folder's: loaded for this session."""
+    mcp_servers: bool = True
+    """Start the MCP servers of `mcp.json` (`resources.mcp`); False: none, whatever it says."""
+    mcp: McpHost | None = None
+    """MCP servers already running for this folder (the session this one replaces had them): kept;
+    None, or another folder's: this session's own, from `mcp.json`."""
     before_continuing: Callable[[str, Path], None] | None = None
     """Called with the id and file of a saved transcript that `continue` or `resume` opened, before anything
     is written to it; raises to refuse (the connection layer's: a Jupyter server has that session open)."""
@@ -182,6 +188,8 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
         allowed_permission_modes=options.allowed_permission_modes,
         interactive=options.interactive,
         extensions=extensions,
+        mcp=_mcp(options, home, workdir, model),
+        wrap_tool=lambda tool: redacting(tool, registry.secrets),
     )
     session.environment = options.environment
     session.budget = _budget(options, settings, home, manager)
@@ -221,6 +229,21 @@ def _extensions(
     from prime_jupyter.resources.extensions.host import ExtensionHost
 
     return ExtensionHost.set_up(workdir, sources, missing, reserved)
+
+
+def _mcp(options: SessionOptions, home: Path, workdir: Path, model: Model) -> McpHost | None:
+    """The session's MCP servers (`resources.mcp`), not started yet; None when no mcp.json has any."""
+    if not options.mcp_servers:
+        return None
+    if options.mcp is not None and options.mcp.cwd == workdir:
+        return options.mcp
+    from prime_jupyter.resources.mcp.config import mcp_config_files
+
+    if not any(path.is_file() for path in mcp_config_files(home, workdir)):
+        return None
+    from prime_jupyter.resources.mcp.host import McpHost
+
+    return McpHost.load(home, workdir, accepts_images=model.accepts_images)
 
 
 NOTEBOOK_ENTRY = "prime.notebook"

@@ -10,9 +10,9 @@ touching this module's callers:
 
 | kind | tools | ask | accept-edits | plan | auto |
 |---|---|---|---|---|---|
-| read-only | `read`, `notebook_read`, `ask` | allow | allow | allow | allow |
+| read-only | `read`, `notebook_read`, `ask`, `mcp_search` | allow | allow | allow | allow |
 | change | `write`, `edit`, `notebook_edit` | ask | allow | deny | allow |
-| execution | `ipython`, `notebook_run`, `bash`, any other | ask | ask | deny | allow |
+| execution | `ipython`, `notebook_run`, `bash`, MCP tools, any other | ask | ask | deny | allow |
 
 A tool this module does not know counts as execution: a custom function tool runs arbitrary code, so
 it asks rather than slipping through.
@@ -52,7 +52,7 @@ PERMISSION_MODES: tuple[PermissionMode, ...] = get_args(PermissionMode)
 ToolKind: TypeAlias = Literal["read-only", "change", "execution"]
 Decision: TypeAlias = Literal["allow", "ask", "deny"]
 
-_READ_ONLY = frozenset({"read", "notebook_read", "ask"})
+_READ_ONLY = frozenset({"read", "notebook_read", "ask", "mcp_search"})
 _CHANGES = frozenset({"write", "edit", "notebook_edit"})
 _SHELL = "bash"
 _RUNS_ANYTHING = frozenset(

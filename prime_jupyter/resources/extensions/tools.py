@@ -19,7 +19,7 @@ from prime_jupyter.ai.abort import AbortSignal
 from prime_jupyter.ai.types import ImageContent, TextContent
 from prime_jupyter.resources.extensions.api import ToolRegistration
 
-__all__ = ["extension_tool", "result_of"]
+__all__ = ["extension_tool", "result_of", "schema_arguments"]
 
 
 class _SchemaArguments(BaseModel):
@@ -44,6 +44,12 @@ class _SchemaArguments(BaseModel):
         return copied
 
 
+def schema_arguments(name: str, schema: Mapping[str, object]) -> type[BaseModel]:
+    """A model of arguments checked against the JSON Schema `schema`, which is also what the provider is told
+    (an extension's tool, an MCP server's); the arguments are kept as given (`model_extra`)."""
+    return type(f"{name}_arguments", (_SchemaArguments,), {"schema_": json.loads(json.dumps(schema))})
+
+
 def _describe(path: list[object], message: str) -> str:
     where = ".".join(str(p) for p in path)
     return f"{where}: {message}" if where else message
@@ -52,12 +58,7 @@ def _describe(path: list[object], message: str) -> str:
 def extension_tool(registration: ToolRegistration, available: Callable[[], str | None]) -> AnyTool:
     """The tool; `available()` says why it cannot run now (its extension was disabled), else None."""
     parameters = registration.parameters
-    if isinstance(parameters, Mapping):
-        model: type[BaseModel] = type(
-            f"{registration.name}_arguments", (_SchemaArguments,), {"schema_": json.loads(json.dumps(parameters))}
-        )
-    else:
-        model = parameters
+    model = schema_arguments(registration.name, parameters) if isinstance(parameters, Mapping) else parameters
     execute = registration.execute
 
     async def run(call_id: str, args: BaseModel, signal: AbortSignal, on_update: ToolUpdate) -> AgentToolResult:

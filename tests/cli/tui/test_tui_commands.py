@@ -25,7 +25,7 @@ from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCal
 async def test_the_menu_completes_a_command(connection: InProcessAgentConnection) -> None:
     app = app_on(connection)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("/", "m")
+        await pilot.press("/", "m", "o")
         menu = app.screen.query_one(CommandMenu)
         assert menu.display and menu.chosen() == "/mode "  # /mode sorts before /model
         await pilot.press("down")
