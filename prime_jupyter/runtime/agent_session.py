@@ -54,8 +54,8 @@ if TYPE_CHECKING:
     from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
     from prime_jupyter.protocol.snapshot import RunningShell
     from prime_jupyter.resources.extensions.host import ExtensionDiagnostic, ExtensionHost
-    from prime_jupyter.runtime.budget import SessionBudget
     from prime_jupyter.resources.mcp.host import McpHost
+    from prime_jupyter.runtime.budget import SessionBudget
     from prime_jupyter.runtime.mcp_link import McpLink
     from prime_jupyter.runtime.namespace_watch import NamespaceWatch
     from prime_jupyter.runtime.shell import ShellRun

@@ -96,7 +96,8 @@ def test_a_question_is_answered_in_its_card(lab: Lab, turns: ScriptedLLMServer) 
     report = run_scenario(
         lab, "question", {"prompt": "Pick a colour with me", "choice": "blue", "expect": "Blue it is."}
     )
-    assert report["title"] == "Which colour next?" and report["time"].endswith("s left")
+    assert report["title"] == "Which colour next?"
+    assert report["time"] == "waiting for your answer"  # no time limit unless one is configured (questionTimeoutS)
     assert report["questionsLeft"] == 0
     tool_result = json.dumps(turns.requests[-1].body)
     assert "The user chose: blue" in tool_result
