@@ -80,6 +80,7 @@ class ChatScreen(Screen[None]):
         Binding("shift+tab", "cycle_thinking", "next thinking level", show=False, priority=True),
         Binding("ctrl+o", "expand_all", "expand or collapse all tool output", show=False),
         Binding("ctrl+l", "command('model')", "pick a model", show=False),
+        Binding("alt+m", "command('mode')", "the next permission mode", show=False, priority=True),
         Binding("ctrl+d", "quit_if_empty", "quit (on an empty editor)", show=False),
         Binding("ctrl+c", "interrupt", "clear the editor, else abort the run, else (twice) quit", show=False),
         Binding("alt+up", "take_back", "take the last queued message back into the editor", show=False),

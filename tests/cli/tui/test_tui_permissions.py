@@ -1,4 +1,4 @@
-"""The terminal app and permission modes: `/mode` switches the session's mode, and an approval opens the
+"""The terminal app and permission modes: `/mode` and Alt+M switch the session's mode, and an approval opens the
 question dialog, whose first option lets the call run."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ import json
 
 import pytest
 from prime_jupyter.cli.tui.screens.question import QuestionDialog
+from prime_jupyter.cli.tui.widgets.message import Notice
 from tui_kit import SIZE, answers, app_on, until
 
 from prime_jupyter.connection.in_process import InProcessAgentConnection
@@ -21,6 +22,10 @@ async def test_slash_mode_switches_the_permission_mode(connection: InProcessAgen
         await until(pilot, lambda: connection.session.permission_mode == "plan")
         await pilot.press(*"/mode", "enter")  # no argument: the next mode
         await until(pilot, lambda: connection.session.permission_mode == "auto")
+        await pilot.press("alt+m")  # the key: the next mode, round again after the last
+        await until(pilot, lambda: connection.session.permission_mode == "ask")
+        notices = lambda: [str(notice.content) for notice in app.screen.query(Notice)]  # noqa: E731
+        await until(pilot, lambda: any(text.startswith("Permission mode: ask") for text in notices()))
 
 
 @pytest.mark.asyncio
