@@ -61,7 +61,12 @@ def command_list(connection: AgentConnection | None) -> list[CommandInfo]:
         except AgentConnectionUnsupportedError:
             pass
     handled = [c for c in commands if c.name in SESSION_HANDLERS or c.name in APP_HANDLERS]
-    return [*handled, *APP_COMMANDS]
+    prompts = [c for c in commands if c.source in PROMPT_SOURCES]  # sent as prompts: the session expands them
+    return [*handled, *APP_COMMANDS, *prompts]
+
+
+PROMPT_SOURCES = ("template", "skill")
+"""Commands that are prompts (`resources.library`): the app sends them as typed."""
 
 
 def resolve(word: str, names: list[str]) -> str | None:

@@ -371,13 +371,16 @@ class InProcessAgentConnection:
     @property
     def extensions(self) -> LocalExtensions:
         if self._extensions is None:  # made when a front end first asks: a headless run never imports them
-            from prime_jupyter.connection.extensions import LocalExtensions
+            from prime_jupyter.connection.extensions import CommandInfo, LocalExtensions
 
             self._extensions = LocalExtensions()
             self._extensions.commands_registry.set_completer("model", self._complete_model)
             self._extensions.commands_registry.set_completer("thinking", self._complete_thinking)
             self._extensions.commands_registry.set_completer("export", lambda prefix: ["html", "jsonl", "ipynb"])
             self._extensions.commands_registry.set_completer("kernel", lambda prefix: ["interrupt", "restart"])
+            for command in self.session.prompts.commands() if self.session.prompts is not None else ():
+                info = CommandInfo(command.name, command.description, command.arguments, command.source)
+                self._extensions.commands_registry.register(info)
         return self._extensions
 
     def get_abort_signal(self) -> AbortSignal | None:

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
     from prime_jupyter.protocol.snapshot import RunningShell
     from prime_jupyter.resources.extensions.host import ExtensionDiagnostic, ExtensionHost
+    from prime_jupyter.resources.library import PromptLibrary
     from prime_jupyter.resources.mcp.host import McpHost
     from prime_jupyter.runtime.budget import SessionBudget
     from prime_jupyter.runtime.mcp_link import McpLink
@@ -145,6 +146,8 @@ class AgentSession:
         self._mcp = _mcp_link(mcp, self.tools, wrap_tool, self._tell, lambda: self.is_running)
         self._plan_offer: asyncio.Task[None] | None = None
         self._last_answer: AssistantMessage | None = None
+        self.prompts: PromptLibrary | None = None
+        """The prompt templates and skills `/<name>` and `/skill:<name>` expand to (None: none)."""
         self.budget: SessionBudget | None = None
         """The session's cost budgets (None: it has none), checked before each model request."""
         self.environment: Callable[[], dict[str, str]] | None = None
@@ -241,12 +244,22 @@ class AgentSession:
         self.registry.api_key(self.model.provider)  # a missing key fails here, before anything runs
         if self.budget is not None:
             self.budget.check()
+        text = self._expanded(text)
         withdraw(self._plan_offer)
         task = asyncio.ensure_future(self._run([_user_message(text, images)]))
         self._run_task = task
         return task
 
+    def _expanded(self, text: str) -> str:
+        """A template's or a skill's prompt for `/<name> args` (`resources.library`); else `text`."""
+        return self.prompts.expand(text) if self.prompts is not None else text
+
+    def tell_at_first_run(self, message: str, level: str = "warning") -> None:
+        """A notice for whoever follows the session's first run (said before anyone listens, it would be lost)."""
+        self._untold.append((message, level))
+
     def queue_message(self, text: str, images: list[ImageContent] | None, streaming_behavior: str) -> None:
+        text = self._expanded(text)
         if streaming_behavior in ("steer", "steering"):
             self._queue(self.steering, _user_message(text, images))
         elif streaming_behavior in ("follow_up", "followUp"):

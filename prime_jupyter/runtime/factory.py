@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Literal
 from prime_jupyter.ai.models import Model, ThinkingLevel
 from prime_jupyter.ai.registry import ModelRegistry, agent_dir, parse_model_ref
 from prime_jupyter.errors import SessionNotFoundError
+from prime_jupyter.resources.library import PromptLibrary
+from prime_jupyter.resources.skills import skills_prompt
 from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.runtime.budget import BudgetLimits, SessionBudget, UsageLedger
 from prime_jupyter.runtime.permissions import PermissionMode, choose_mode
@@ -163,6 +165,7 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
     )
     if extensions is not None:
         tool_set.tools.extend(extensions.tools())
+    prompts = PromptLibrary.load(home, workdir)
     prompt = build_system_prompt(
         PromptOptions(
             cwd=workdir,
@@ -172,6 +175,7 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
             system_prompt=options.system_prompt,
             append_system_prompt=options.append_system_prompt,
             context_files=options.context_files,
+            skills=skills_prompt(prompts.skills),
         )
     )
     session = AgentSession(
@@ -193,6 +197,9 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
     )
     session.environment = options.environment
     session.budget = _budget(options, settings, home, manager)
+    session.prompts = prompts
+    for problem in prompts.diagnostics:
+        session.tell_at_first_run(problem)
     if "ask" in names:  # only where a person can answer: a headless run does not import it
         from prime_jupyter.tools.ask import make_ask_tool
 

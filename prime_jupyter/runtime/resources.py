@@ -47,6 +47,8 @@ class PromptOptions:
     system_prompt: str | None = None
     append_system_prompt: str | None = None
     context_files: bool = True
+    skills: str = ""
+    """The section on the skills the model may use (`resources.skills.skills_prompt`)."""
 
 
 def find_context_files(cwd: Path, agent_dir: Path) -> list[ContextFile]:
@@ -96,6 +98,8 @@ def build_system_prompt(options: PromptOptions, today: _dt.date | None = None) -
         if files:
             sections = "\n\n".join(f"## {f.path}\n\n{f.content.strip()}" for f in files)
             parts.append(f"# Project Context\n\n{sections}")
+    if options.skills:
+        parts.append(options.skills)
     date = (today or _dt.date.today()).isoformat()
     parts.append(f"Current date: {date}\nCurrent working directory: {options.cwd}")
     return "\n\n".join(parts)

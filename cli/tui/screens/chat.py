@@ -44,7 +44,7 @@ from prime_jupyter.errors import PrimeError
 from prime_jupyter.protocol.events import SessionEvent
 
 from ..chat_status import KERNEL_POLL_S, ChatStatus
-from ..commands import command_list, resolve, run_command, take_back
+from ..commands import PROMPT_SOURCES, command_list, resolve, run_command, take_back
 from ..completion import Completions
 from ..connect import Connector
 from ..event_pump import EventPump
@@ -308,7 +308,7 @@ class ChatScreen(Screen[None]):
             return
         if text.startswith("/") and "\n" not in text:
             word, _, arg = text[1:].partition(" ")
-            name = resolve(word, [c.name for c in self.commands()])
+            name = resolve(word, [c.name for c in self.commands() if c.source not in PROMPT_SOURCES])
             if name is not None:
                 self._command(name, arg.strip())
                 return

@@ -225,3 +225,23 @@ async def test_session_shows_the_spend_against_the_budgets(home: Path) -> None:
             await until(pilot, lambda: any(expected in str(n.content) for n in app.screen.query(Notice)))
     finally:
         await connection.dispose()
+
+
+@pytest.mark.asyncio
+async def test_a_prompt_template_is_in_the_menu_and_runs_expanded(home: Path, llm: ScriptedLLMServer) -> None:
+    (home / "prompts").mkdir()
+    (home / "prompts" / "tidy.md").write_text("---\ndescription: tidy a frame\n---\nTidy the frame $1.")
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="Tidied.")]))
+    connection = local_connection(home)
+    try:
+        app = app_on(connection)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press(*"/tid")
+            menu = app.screen.query_one(CommandMenu)
+            assert menu.display and menu.chosen() == "/tidy "
+            await pilot.press("tab", *"sales", "enter")
+            await until(pilot, lambda: "Tidied." in answers(app))
+            body = llm.requests[-1].body
+            assert isinstance(body, dict) and body["messages"][-1]["content"][0]["text"] == "Tidy the frame sales."
+    finally:
+        await connection.dispose()
