@@ -19,34 +19,23 @@ from typing import Literal, TypeAlias
 from pydantic import JsonValue, TypeAdapter, ValidationError
 
 from prime_jupyter.connection.base import AgentConnection
+from prime_jupyter.connection.commands import run_common_command
 from prime_jupyter.connection.types import AgentConnectionUnsupportedError
 from prime_jupyter.protocol.codec import to_wire
 from prime_jupyter.protocol.commands import (
-    AbortCommand,
     AnswerQuestionCommand,
-    ClearQueueCommand,
     CloneSessionCommand,
     Command,
-    CompactCommand,
     DeleteSessionCommand,
     ExportCommand,
-    FollowUpCommand,
     ForkCommand,
-    GetMessagesCommand,
-    GetSessionViewCommand,
-    GetStateCommand,
     InterruptKernelCommand,
     ListSessionsCommand,
     NavigateTreeCommand,
     NewSessionCommand,
-    PromptCommand,
     RenameSessionCommand,
     RestartKernelCommand,
     SetLabelCommand,
-    SetModelCommand,
-    SetPermissionModeCommand,
-    SetThinkingLevelCommand,
-    SteerCommand,
     SwitchSessionCommand,
 )
 from prime_jupyter.protocol.snapshot import OkResult
@@ -162,37 +151,12 @@ async def carry_out(connection: AgentConnection, read: ReadCommand) -> JsonValue
 
 
 async def _run(connection: AgentConnection, command: Command) -> WireModel:
-    match command:
-        case PromptCommand(message=message, images=images, streaming_behavior=behavior):
-            return await connection.prompt(message, images or None, behavior)
-        case SteerCommand(message=message, images=images):
-            return await connection.steer(message, images or None)
-        case FollowUpCommand(message=message, images=images):
-            return await connection.follow_up(message, images or None)
-        case AbortCommand():
-            await connection.abort()
-        case ClearQueueCommand():
-            return await connection.clear_queue()
-        case SetModelCommand(provider=provider, model_id=model_id):
-            await connection.set_model(provider, model_id)
-        case SetThinkingLevelCommand(level=level):
-            await connection.set_thinking_level(level)
-        case SetPermissionModeCommand(mode=mode):
-            await connection.set_permission_mode(mode)
-        case CompactCommand(custom_instructions=instructions):
-            return await connection.compact(instructions)
-        case AnswerQuestionCommand(question_id=question_id, answer=answer):
-            if not await connection.answer_question(question_id, answer):
-                raise ValueError(f"question {question_id} is not pending (answered, or cancelled)")
-        case GetStateCommand():
-            return await connection.get_state()
-        case GetMessagesCommand():
-            return await connection.get_messages()
-        case GetSessionViewCommand():
-            return await connection.get_session_view()
-        case _:
-            return await _run_session_command(connection, command)
-    return OkResult()
+    if isinstance(command, AnswerQuestionCommand):
+        if not await connection.answer_question(command.question_id, command.answer):
+            raise ValueError(f"question {command.question_id} is not pending (answered, or cancelled)")
+        return OkResult()
+    common = await run_common_command(connection, command)
+    return common if common is not None else await _run_session_command(connection, command)
 
 
 async def _run_session_command(connection: AgentConnection, command: Command) -> WireModel:

@@ -15,33 +15,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from prime_jupyter.connection.commands import run_common_command
 from prime_jupyter.errors import SessionError
 from prime_jupyter.protocol.commands import (
-    AbortCommand,
     AnswerQuestionCommand,
-    ClearQueueCommand,
     CloneSessionCommand,
     Command,
-    CompactCommand,
     DeleteSessionCommand,
     ExportCommand,
-    FollowUpCommand,
     ForkCommand,
-    GetMessagesCommand,
-    GetSessionViewCommand,
-    GetStateCommand,
     InterruptKernelCommand,
     ListSessionsCommand,
     NavigateTreeCommand,
     NewSessionCommand,
-    PromptCommand,
     RenameSessionCommand,
     RestartKernelCommand,
     SetLabelCommand,
-    SetModelCommand,
-    SetPermissionModeCommand,
-    SetThinkingLevelCommand,
-    SteerCommand,
     SwitchSessionCommand,
 )
 from prime_jupyter.protocol.requests import ChatNewRequest, ModelRef
@@ -84,32 +73,12 @@ async def run_connection_command(ctx: CommandContext, command: Command) -> WireM
 
 async def _run(ctx: CommandContext, command: Command) -> WireModel:
     connection = ctx.live.connection
-    match command:
-        case PromptCommand(message=message, images=images, streaming_behavior=behavior):
-            return await connection.prompt(message, images or None, behavior)
-        case SteerCommand(message=message, images=images):
-            return await connection.steer(message, images or None)
-        case FollowUpCommand(message=message, images=images):
-            return await connection.follow_up(message, images or None)
-        case AbortCommand():
-            await connection.abort()
-        case ClearQueueCommand():
-            return await connection.clear_queue()
-        case SetModelCommand(provider=provider, model_id=model_id):
-            await connection.set_model(provider, model_id)
-        case SetThinkingLevelCommand(level=level):
-            await connection.set_thinking_level(level)
-        case SetPermissionModeCommand(mode=mode):
-            await connection.set_permission_mode(mode)
-        case CompactCommand(custom_instructions=instructions):
-            return await connection.compact(instructions)
-        case NavigateTreeCommand(target_id=target, summarize=summarize, custom_instructions=instructions):
-            navigated = await connection.navigate_tree(target, summarize, instructions)
-            ctx.live.history_changed()
-            return navigated
-        case _:
-            return await _run_session_command(ctx, command)
-    return OkResult()
+    if isinstance(command, NavigateTreeCommand):
+        navigated = await connection.navigate_tree(command.target_id, command.summarize, command.custom_instructions)
+        ctx.live.history_changed()
+        return navigated
+    common = await run_common_command(connection, command)
+    return common if common is not None else await _run_session_command(ctx, command)
 
 
 async def _run_session_command(ctx: CommandContext, command: Command) -> WireModel:
@@ -144,12 +113,6 @@ async def _run_session_command(ctx: CommandContext, command: Command) -> WireMod
         case AnswerQuestionCommand(question_id=question_id, answer=answer):
             if not await connection.answer_question(question_id, answer):
                 raise ApiError(404, f"question {question_id} is no longer pending", "not-found")
-        case GetStateCommand():
-            return await connection.get_state()
-        case GetMessagesCommand():
-            return await connection.get_messages()
-        case GetSessionViewCommand():
-            return await connection.get_session_view()
     return OkResult()
 
 
