@@ -381,6 +381,11 @@ class InProcessAgentConnection:
             for command in self.session.prompts.commands() if self.session.prompts is not None else ():
                 info = CommandInfo(command.name, command.description, command.arguments, command.source)
                 self._extensions.commands_registry.register(info)
+            for extension_command in self.session.extensions.commands() if self.session.extensions else ():
+                info = CommandInfo(
+                    extension_command.name, extension_command.description, extension_command.arguments, "extension"
+                )
+                self._extensions.commands_registry.register(info)
         return self._extensions
 
     def get_abort_signal(self) -> AbortSignal | None:
