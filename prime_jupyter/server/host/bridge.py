@@ -390,6 +390,10 @@ class PrimeBridge:
             ]
         )
 
+    def reload_resources(self) -> list[str]:
+        """`/reload` in every live session: their templates and skills read again; the diagnostics."""
+        return [problem for live in self._live.values() for problem in live.connection.reload_resources()]
+
     async def models(self, session_id: str | None) -> ModelsResponse:
         """The models; `current` is the open session's model, or (no session named) the model a new
         session gets: what the panel's picker names as "Default (provider/id)"; `thinkingLevel` is the
