@@ -18,6 +18,8 @@ export type PrimeJupyterWireProtocol =
   | ChatNewResponse
   | ChatRequest
   | ChatSessionResponse
+  | CommandEntry
+  | CommandsResponse
   | ErrorBody
   | ImageInput
   | InfoResponse
@@ -969,6 +971,22 @@ export interface ChatSessionResponse {
   contextTokens?: number | null;
   contextWindow?: number | null;
   runningShells?: RunningShell[];
+}
+/**
+ * One slash command: `name` without the slash, a one-line description, an argument hint, and where it
+ * comes from (`builtin`, `template`, `skill` or `extension`).
+ */
+export interface CommandEntry {
+  name: string;
+  description: string;
+  arguments?: string;
+  source?: string;
+}
+/**
+ * `GET chat/commands`: the commands a session (or a new one in the root) offers (capability `commands`).
+ */
+export interface CommandsResponse {
+  commands: CommandEntry[];
 }
 export interface ErrorBody {
   message: string;

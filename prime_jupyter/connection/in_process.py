@@ -83,7 +83,7 @@ from prime_jupyter.runtime.views import (
 )
 
 if TYPE_CHECKING:
-    from prime_jupyter.connection.extensions import LocalExtensions
+    from prime_jupyter.connection.extensions import CommandRegistry, LocalExtensions
     from prime_jupyter.kernel.ops import KernelLauncher  # the kernel package is heavy: types only
     from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
     from prime_jupyter.protocol.requests import ModelsResponse, SeedMessage
@@ -371,17 +371,38 @@ class InProcessAgentConnection:
     @property
     def extensions(self) -> LocalExtensions:
         if self._extensions is None:  # made when a front end first asks: a headless run never imports them
-            from prime_jupyter.connection.extensions import CommandInfo, LocalExtensions
+            from prime_jupyter.connection.extensions import LocalExtensions
 
-            self._extensions = LocalExtensions()
-            self._extensions.commands_registry.set_completer("model", self._complete_model)
-            self._extensions.commands_registry.set_completer("thinking", self._complete_thinking)
-            self._extensions.commands_registry.set_completer("export", lambda prefix: ["html", "jsonl", "ipynb"])
-            self._extensions.commands_registry.set_completer("kernel", lambda prefix: ["interrupt", "restart"])
-            for command in self.session.prompts.commands() if self.session.prompts is not None else ():
-                info = CommandInfo(command.name, command.description, command.arguments, command.source)
-                self._extensions.commands_registry.register(info)
+            self._extensions = LocalExtensions(self._command_registry())
         return self._extensions
+
+    def _command_registry(self) -> CommandRegistry:
+        """The built-in commands with their completers, then the session's templates, skills and extension
+        commands."""
+        from prime_jupyter.connection.extensions import BUILTIN_COMMANDS, CommandInfo, CommandRegistry
+
+        registry = CommandRegistry(BUILTIN_COMMANDS)
+        registry.set_completer("model", self._complete_model)
+        registry.set_completer("thinking", self._complete_thinking)
+        registry.set_completer("export", lambda prefix: ["html", "jsonl", "ipynb"])
+        registry.set_completer("kernel", lambda prefix: ["interrupt", "restart"])
+        for command in self.session.prompts.commands() if self.session.prompts is not None else ():
+            info = CommandInfo(command.name, command.description, command.arguments, command.source)
+            registry.register(info)
+        for extension_command in self.session.extensions.commands() if self.session.extensions else ():
+            info = CommandInfo(
+                extension_command.name, extension_command.description, extension_command.arguments, "extension"
+            )
+            registry.register(info)
+        return registry
+
+    def reload_resources(self) -> list[str]:
+        """`/reload`: the session reads its templates and skills again, and the registry lists them; the
+        diagnostics."""
+        problems = self.session.reload_resources()
+        if self._extensions is not None:
+            self._extensions.commands_registry = self._command_registry()
+        return problems
 
     def get_abort_signal(self) -> AbortSignal | None:
         return self.session.abort_signal

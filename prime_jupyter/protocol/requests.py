@@ -39,6 +39,8 @@ __all__ = [
     "ChatNewResponse",
     "ChatRequest",
     "ChatSessionResponse",
+    "CommandEntry",
+    "CommandsResponse",
     "ErrorBody",
     "ImageInput",
     "InfoResponse",
@@ -196,6 +198,22 @@ class ModelsResponse(WireModel):
     thinking_level: str | None = None
     """The thinking level of `current`: the named session's, or the one a new session gets (absent from a
     server before schema revision 11, or when the default model does not resolve)."""
+
+
+class CommandEntry(WireModel):
+    """One slash command: `name` without the slash, a one-line description, an argument hint, and where it
+    comes from (`builtin`, `template`, `skill` or `extension`)."""
+
+    name: str
+    description: str
+    arguments: str = ""
+    source: str = "builtin"
+
+
+class CommandsResponse(WireModel):
+    """`GET chat/commands`: the commands a session (or a new one in the root) offers (capability `commands`)."""
+
+    commands: list[CommandEntry]
 
 
 class SetModelRequest(WireModel):

@@ -27,6 +27,7 @@ from collections.abc import Iterable
 __all__ = [
     "CAPABILITIES",
     "CAP_CHAT_COMMANDS",
+    "CAP_COMMANDS",
     "CAP_CONNECTION",
     "CAP_EXPORT_IPYNB",
     "CAP_IMAGES",
@@ -50,7 +51,7 @@ __all__ = [
 ]
 
 PROTOCOL_VERSION = 1
-SCHEMA_REVISION = 13
+SCHEMA_REVISION = 14
 
 CAP_REASONING = "reasoning"
 """Thinking is forwarded as `reasoning-delta` frames and `reasoning` parts."""
@@ -101,6 +102,9 @@ CAP_PROVIDER_SETUP = "provider-setup"
 """`GET`/`POST chat/providers` and `POST chat/providers/test`: the provider form (`protocol/providers.py`).
 An older server answers Jupyter's 404: clients check this before offering the form."""
 
+CAP_COMMANDS = "commands"
+"""`GET chat/commands`: one registry of built-in commands, prompt templates, skills and extension commands."""
+
 CAPABILITIES: tuple[str, ...] = (
     CAP_REASONING,
     CAP_TOOL_INPUT_STREAMING,
@@ -118,6 +122,7 @@ CAPABILITIES: tuple[str, ...] = (
     CAP_NOTEBOOK_SESSIONS,
     CAP_PERMISSIONS,
     CAP_PROVIDER_SETUP,
+    CAP_COMMANDS,
 )
 """Everything this version of the server offers."""
 
@@ -137,6 +142,7 @@ REVISIONS: dict[int, str] = {
     12: "chat/providers and chat/providers/test: ProvidersResponse, ProviderSetupRequest, ProviderTestResponse "
     "(capability provider-setup)",
     13: "ConnectionState.budget: the spend against the session's cost budgets (BudgetStatus, optional)",
+    14: "GET chat/commands: CommandsResponse, the one command registry (capability commands)",
 }
 SCHEMA_FINGERPRINTS: dict[int, str] = {
     1: "c23c2796b12e",
@@ -152,6 +158,7 @@ SCHEMA_FINGERPRINTS: dict[int, str] = {
     11: "7382355ab58d",
     12: "75dd28e438e4",
     13: "12dfb85f0e6a",
+    14: "b47f4f6ec28a",
 }
 """`schema.schema_fingerprint()` of each revision's exported schema."""
 

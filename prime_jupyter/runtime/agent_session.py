@@ -148,6 +148,8 @@ class AgentSession:
         self._last_answer: AssistantMessage | None = None
         self.prompts: PromptLibrary | None = None
         """The prompt templates and skills `/<name>` and `/skill:<name>` expand to (None: none)."""
+        self.prompt_reloader: Callable[[], tuple[PromptLibrary, str]] | None = None
+        """Reads the templates and skills again, and the system prompt that lists those skills (`reload`)."""
         self.budget: SessionBudget | None = None
         """The session's cost budgets (None: it has none), checked before each model request."""
         self.environment: Callable[[], dict[str, str]] | None = None
@@ -249,6 +251,14 @@ class AgentSession:
         task = asyncio.ensure_future(self._run([_user_message(text, images)]))
         self._run_task = task
         return task
+
+    def reload_resources(self) -> list[str]:
+        """`/reload`: read the prompt templates and skills again (the next request's system prompt lists the
+        skills found now); their diagnostics."""
+        if self.prompt_reloader is None:
+            return []
+        self.prompts, self.system_prompt = self.prompt_reloader()
+        return list(self.prompts.diagnostics)
 
     def _expanded(self, text: str) -> str:
         """A template's or a skill's prompt for `/<name> args` (`resources.library`); else `text`."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -166,18 +166,17 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
     if extensions is not None:
         tool_set.tools.extend(extensions.tools())
     prompts = PromptLibrary.load(home, workdir)
-    prompt = build_system_prompt(
-        PromptOptions(
-            cwd=workdir,
-            agent_dir=home,
-            tool_names=tuple(names),
-            tool_guidance=tool_set.guidance,
-            system_prompt=options.system_prompt,
-            append_system_prompt=options.append_system_prompt,
-            context_files=options.context_files,
-            skills=skills_prompt(prompts.skills),
-        )
+    prompt_options = PromptOptions(
+        cwd=workdir,
+        agent_dir=home,
+        tool_names=tuple(names),
+        tool_guidance=tool_set.guidance,
+        system_prompt=options.system_prompt,
+        append_system_prompt=options.append_system_prompt,
+        context_files=options.context_files,
+        skills=skills_prompt(prompts.skills),
     )
+    prompt = build_system_prompt(prompt_options)
     session = AgentSession(
         manager=manager,
         registry=registry,
@@ -198,6 +197,12 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
     session.environment = options.environment
     session.budget = _budget(options, settings, home, manager)
     session.prompts = prompts
+
+    def reread() -> tuple[PromptLibrary, str]:
+        library = PromptLibrary.load(home, workdir)
+        return library, build_system_prompt(replace(prompt_options, skills=skills_prompt(library.skills)))
+
+    session.prompt_reloader = reread
     for problem in prompts.diagnostics:
         session.tell_at_first_run(problem)
     if "ask" in names:  # only where a person can answer: a headless run does not import it

@@ -14,6 +14,7 @@ from prime_jupyter.server.chat.handlers import (
 from prime_jupyter.server.chat.providers import ChatProvidersHandler, ChatProviderTestHandler
 from prime_jupyter.server.chat.sessions import (
     ChatCommandHandler,
+    ChatCommandsHandler,
     ChatModelHandler,
     ChatModelsHandler,
     ChatSessionsHandler,
@@ -40,6 +41,7 @@ def chat_routes() -> list[Route]:
         ("chat/models", ChatModelsHandler),
         ("chat/model", ChatModelHandler),
         ("chat/command", ChatCommandHandler),
+        ("chat/commands", ChatCommandsHandler),
         ("chat/providers", ChatProvidersHandler),
         ("chat/providers/test", ChatProviderTestHandler),
     ]

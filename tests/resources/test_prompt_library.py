@@ -108,3 +108,26 @@ async def test_a_session_sends_the_expanded_prompt_and_offers_its_skills(
     system = json.dumps(first["system"])
     assert "- plots: house style for plots (" in system and "Use the house colours" not in system
     await session.dispose()
+
+
+@pytest.mark.asyncio
+async def test_reload_picks_up_a_new_template_and_skill(
+    tmp_path: Path, llm: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "nobody"))
+    home, work = tmp_path / "agent", tmp_path / "work"
+    work.mkdir()
+    provider = {"baseUrl": llm.base_url, "api": "anthropic-messages", "apiKey": "k", "models": [{"id": "m1"}]}
+    write(home / "models.json", json.dumps({"providers": {"scripted": provider}}))
+    session = create_agent_session(SessionOptions(cwd=work, model="scripted/m1", tools=["read"], agent_dir=home))
+    write(home / "prompts" / "tidy.md", "Tidy $@ now.")
+    skill(home / "skills", "maps", "drawing maps")
+    assert session.prompts is not None and "tidy" not in session.prompts.templates
+    assert session.reload_resources() == []
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="tidied")]))
+    await session.prompt("/tidy a.py b.py")
+    body = llm.requests[-1].body
+    assert isinstance(body, dict)
+    assert body["messages"][0]["content"][0]["text"] == "Tidy a.py b.py now."
+    assert "- maps: drawing maps (" in json.dumps(body["system"])
+    await session.dispose()

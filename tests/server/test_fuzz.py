@@ -68,6 +68,7 @@ QUERIES: dict[tuple[str, str], tuple[str, ...]] = {
     ("GET", "chat/session"): ("sessionId",),
     ("GET", "chat/sessions"): ("cwd",),
     ("GET", "chat/models"): ("sessionId",),
+    ("GET", "chat/commands"): ("sessionId",),
     ("GET", "chat/providers"): (),
     ("GET", "connection/events"): ("sessionId", "cursor"),
 }

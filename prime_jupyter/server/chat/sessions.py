@@ -1,4 +1,5 @@
-"""The chat routes around sessions: the session list (rename, delete), models, model switch, commands."""
+"""The chat routes around sessions: the session list (rename, delete), models, model switch, the command
+registry, commands."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from prime_jupyter.protocol.requests import (
 from prime_jupyter.server.chat.commands import run_command
 from prime_jupyter.server.http.base import ApiError, PrimeHandler, level_of
 
-__all__ = ["ChatCommandHandler", "ChatModelHandler", "ChatModelsHandler", "ChatSessionsHandler"]
+__all__ = ["ChatCommandHandler", "ChatCommandsHandler", "ChatModelHandler", "ChatModelsHandler", "ChatSessionsHandler"]
 
 COMMAND: TypeAdapter[ChatCommandRequest] = TypeAdapter(ChatCommandRequest)
 
@@ -56,6 +57,17 @@ class ChatModelsHandler(PrimeHandler):
     @authorized
     async def get(self) -> None:
         self.reply(await self.bridge.models(self.optional_session_id()))
+
+
+class ChatCommandsHandler(PrimeHandler):
+    """`GET ?sessionId=`: the slash commands that session offers (built-in ones, prompt templates, skills,
+    extension commands) with descriptions and argument hints; without a session, those a new session in
+    the root would offer."""
+
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        self.reply(await self.bridge.commands(self.optional_session_id()))
 
 
 class ChatModelHandler(PrimeHandler):

@@ -21,15 +21,19 @@ from typing import TYPE_CHECKING
 from prime_jupyter import gc_policy
 from prime_jupyter.ai.models import ThinkingLevel
 from prime_jupyter.ai.registry import ModelRegistry, parse_model_ref
+from prime_jupyter.connection.extensions import BUILTIN_COMMANDS, CommandInfo, CommandRegistry
 from prime_jupyter.connection.in_process import InProcessAgentConnection
 from prime_jupyter.errors import OutsideRootError, PrimeError, SessionNotFoundError
 from prime_jupyter.protocol.requests import (
     ChatNewRequest,
+    CommandEntry,
+    CommandsResponse,
     ModelInfo,
     ModelRef,
     ModelsResponse,
     SessionSummary,
 )
+from prime_jupyter.resources.library import PromptLibrary
 from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.runtime.budget import UsageLedger
 from prime_jupyter.runtime.environment import Environment, without_provider_keys
@@ -371,6 +375,25 @@ class PrimeBridge:
 
     # --- models ---------------------------------------------------------------------------------
 
+    async def commands(self, session_id: str | None) -> CommandsResponse:
+        """The command registry of the named session (opened if it is saved), or of a new session in the
+        root: the built-in commands, then the templates and skills found from the root."""
+        if session_id:
+            live = await self.get(session_id)
+            listed = live.connection.extensions.commands()
+        else:
+            listed = await asyncio.to_thread(_root_commands, self.config.agent_dir, self.config.root_dir)
+        return CommandsResponse(
+            commands=[
+                CommandEntry(name=c.name, description=c.description, arguments=c.arguments, source=c.source)
+                for c in listed
+            ]
+        )
+
+    def reload_resources(self) -> list[str]:
+        """`/reload` in every live session: their templates and skills read again; the diagnostics."""
+        return [problem for live in self._live.values() for problem in live.connection.reload_resources()]
+
     async def models(self, session_id: str | None) -> ModelsResponse:
         """The models; `current` is the open session's model, or (no session named) the model a new
         session gets: what the panel's picker names as "Default (provider/id)"; `thinkingLevel` is the
@@ -434,3 +457,10 @@ def _mode(name: str) -> PermissionMode | None:
 
 def _modes(names: tuple[str, ...] | None) -> tuple[PermissionMode, ...] | None:
     return None if names is None else tuple(mode for mode in PERMISSION_MODES if mode in names)
+
+
+def _root_commands(agent_dir: Path, root_dir: Path) -> list[CommandInfo]:
+    registry = CommandRegistry(BUILTIN_COMMANDS)
+    for command in PromptLibrary.load(agent_dir, root_dir).commands():
+        registry.register(CommandInfo(command.name, command.description, command.arguments, command.source))
+    return registry.commands()
