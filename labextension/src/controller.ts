@@ -52,6 +52,9 @@ export class ChatController extends SessionView {
 
   handshake: InfoResult | null = null;
   sessions: SessionSummary[] = [];
+  /** A session list request is under way (the list shows `aria-busy` meanwhile). */
+  sessionsLoading = false;
+  private sessionsAsked = 0;
   models: ModelsResponse | null = null;
   /** Why `chat/models` failed (a broken `models.json`, as the server words it), or null. */
   modelsError: string | null = null;
@@ -94,8 +97,21 @@ export class ChatController extends SessionView {
 
   // -- sessions ---------------------------------------------------------------------------------
 
+  /**
+   * Read the session list again. Requests overlap (a new session, a run's end and opening the list each
+   * ask): only the newest one's answer is shown, so an earlier, slower answer never puts back a list from
+   * before the last prompt; `sessionsLoading` is true until the newest has answered.
+   */
   async refreshSessions(): Promise<void> {
-    this.sessions = await this.client.sessions().catch(() => this.sessions);
+    const asked = ++this.sessionsAsked;
+    this.sessionsLoading = true;
+    this.notify();
+    const sessions = await this.client.sessions().catch(() => null);
+    if (asked !== this.sessionsAsked) {
+      return;
+    }
+    this.sessions = sessions ?? this.sessions;
+    this.sessionsLoading = false;
     this.notify();
   }
 

@@ -103,6 +103,8 @@ export class PrimePanel extends Panel {
     this.toggleClass('jp-mod-sessionsOpen', open);
     if (open) {
       void this.controller.refreshSessions();
+      // Marked busy at once (not at the next frame), so nothing reads the list before it is fresh.
+      this.sessions.render(this.controller.sessions, this.controller.state.sessionId);
     }
   }
 

@@ -32,6 +32,7 @@ export class SessionList extends Widget {
   }
 
   render(sessions: SessionSummary[], current: string | null): void {
+    this.node.setAttribute('aria-busy', String(this.controller.sessionsLoading));
     if (sessions === this.shown && current === this.current) {
       return;
     }

@@ -221,6 +221,7 @@ const scenarios = {
     }
     await lab.page.click(`${PANEL} .jp-PrimePanel-sessionsButton`);
     const item = `${PANEL} .jp-PrimeSessions-item[data-session-id="${ids[0]}"]`;
+    await lab.page.waitForSelector(`${PANEL} .jp-PrimeSessions[aria-busy="false"]`);
     await lab.page.waitForSelector(item);
     const listed = await lab.page.locator(`${PANEL} .jp-PrimeSessions-item`).evaluateAll(items =>
       items.map(i => ({ id: i.dataset.sessionId, status: i.dataset.status, title: i.querySelector('.jp-PrimeSessions-name')?.textContent }))
