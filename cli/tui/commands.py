@@ -288,6 +288,8 @@ async def _kernel_text(chat: ChatScreen, connection: AgentConnection) -> str:
     state = await connection.get_state()
     if state.kernel_state is None:
         return "This session has no kernel (the ipython tool is not among its tools)."
+    if state.kernel_state == "stopped":
+        return "No kernel yet: it starts when the agent first runs code (the ipython tool)."
     if state.kernel_id is None:
         return f"The kernel is {state.kernel_state}; it has no id yet."
     console = f"`jupyter console --existing kernel-{state.kernel_id}.json`"

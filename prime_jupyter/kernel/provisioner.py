@@ -5,6 +5,10 @@ cancel it for the others, and a failed start is forgotten so the next call retri
 or must be restarted, the memo is replaced by a recovery task (restart in place, or a new kernel when
 that fails), so a session is never left holding a dead kernel (the original's bug #1668). A notice for
 the model ("your variables are gone") is kept until the next execution takes it.
+
+Nothing starts a kernel before it is needed: the first execution does, or `prewarm` a little earlier,
+as the model begins a call to the tool that runs code. A session that never runs code holds no kernel,
+and closing it has none to wait for.
 """
 
 from __future__ import annotations
@@ -82,6 +86,9 @@ class IpythonKernelProvisioner:
         self._notice: str | None = None
         self._progress = _Progress()
         self._disposed = False
+        self.on_start_end: Callable[[str | None], None] | None = None
+        """Told how each start of a kernel ends (None: it runs; else why not), not when the session
+        closed meanwhile: what the server's readiness reports (`server.host.kernels`)."""
 
     @property
     def has_running_kernel(self) -> bool:
@@ -124,7 +131,8 @@ class IpythonKernelProvisioner:
             unsubscribe()
 
     def prewarm(self) -> None:
-        """Start the kernel in the background (when a session is created); failures wait for `ensure`.
+        """Start the kernel in the background (when the model begins a call that will need it); failures
+        wait for `ensure`.
 
         Without a running event loop this does nothing: the first `ensure()` starts the kernel.
         """
@@ -225,6 +233,22 @@ class IpythonKernelProvisioner:
     async def _start(self) -> KernelOps:
         if self._disposed:
             raise KernelError(_CLOSED)
+        try:
+            ops = await self._launch()
+        except KernelError as error:
+            self._tell_start_end(str(error))
+            raise
+        self._tell_start_end(None)
+        return ops
+
+    def _tell_start_end(self, problem: str | None) -> None:
+        if self.on_start_end is not None and not self._disposed:
+            try:
+                self.on_start_end(problem)
+            except Exception:
+                log.exception("a kernel start listener failed")
+
+    async def _launch(self) -> KernelOps:
         self._progress.emit(f"Starting IPython kernel ({self.kernel_name})...")
         try:
             ops = await self.launcher.launch(kernel_name=self.kernel_name, cwd=self.cwd, env=self.env)

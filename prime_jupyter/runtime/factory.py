@@ -19,7 +19,14 @@ from prime_jupyter.runtime.permissions import PermissionMode, choose_mode
 from prime_jupyter.runtime.resources import PromptOptions, build_system_prompt
 from prime_jupyter.runtime.secrets import redacting
 from prime_jupyter.runtime.settings import Settings, load_settings
-from prime_jupyter.runtime.tool_set import ALL_TOOLS, DEFAULT_TOOLS, AnyTool, KernelConfig, build_tool_set
+from prime_jupyter.runtime.tool_set import (
+    ALL_TOOLS,
+    DEFAULT_TOOLS,
+    AnyTool,
+    KernelConfig,
+    build_tool_set,
+    start_kernel_ahead,
+)
 from prime_jupyter.sessions.context import SessionContext
 from prime_jupyter.sessions.entries import CustomEntry, MessageEntry
 from prime_jupyter.sessions.listing import find_session_path, most_recent_path, recorded_cwd
@@ -209,8 +216,8 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
         from prime_jupyter.tools.ask import make_ask_tool
 
         session.tools.append(make_ask_tool(session.ui.ask))
-    if tool_set.prewarm is not None:
-        tool_set.prewarm()
+    if tool_set.kernel is not None:
+        session.subscribe(start_kernel_ahead(tool_set.kernel))
     return session
 
 

@@ -15,19 +15,33 @@ from pydantic import BaseModel, create_model
 
 from prime_jupyter.agent.tool import AgentTool, AgentToolResult, AnyTool, ToolUpdate, text_result
 from prime_jupyter.ai.abort import AbortSignal
+from prime_jupyter.ai.events import ToolCallStartEvent
 from prime_jupyter.ai.models import Model
+from prime_jupyter.ai.types import ToolCall
 from prime_jupyter.errors import ConfigError
+from prime_jupyter.protocol.events import MessageUpdate, SessionEvent
 
 if TYPE_CHECKING:
     from prime_jupyter.kernel.ops import KernelLauncher
     from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
     from prime_jupyter.notebooks.workspace import NotebookWorkspace
 
-__all__ = ["ALL_TOOLS", "DEFAULT_TOOLS", "AnyTool", "CallRunner", "ToolSet", "build_tool_set", "function_tool"]
+__all__ = [
+    "ALL_TOOLS",
+    "DEFAULT_TOOLS",
+    "AnyTool",
+    "CallRunner",
+    "ToolSet",
+    "build_tool_set",
+    "function_tool",
+    "start_kernel_ahead",
+]
 
 ALL_TOOLS = ("ipython", "notebook_read", "notebook_edit", "notebook_run", "read", "write", "edit", "bash", "ask")
 NOTEBOOK_TOOLS = ("notebook_read", "notebook_edit", "notebook_run")
 DEFAULT_TOOLS = ("ipython", *NOTEBOOK_TOOLS)
+KERNEL_TOOL = "ipython"
+"""The tool whose calls run on the session's kernel."""
 
 NOTEBOOK_GUIDANCE = """\
 notebook_read / notebook_edit / notebook_run - the user's Jupyter notebooks (.ipynb): read cells with their \
@@ -40,7 +54,6 @@ class ToolSet:
     tools: list[AnyTool] = field(default_factory=list)
     guidance: str = ""
     disposers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
-    prewarm: Callable[[], None] | None = None
     kernel: IpythonKernelProvisioner | None = None
     """The kernel of the `ipython` tool, when the set has it."""
     notebooks: NotebookWorkspace | None = None
@@ -89,6 +102,23 @@ def build_tool_set(
     return result
 
 
+def start_kernel_ahead(kernel: IpythonKernelProvisioner) -> Callable[[SessionEvent], None]:
+    """A session listener that starts the kernel as the model begins an `ipython` call: the start overlaps
+    the rest of the call's streaming instead of following it, and a run that writes no code starts none
+    (nor does a session that only talks: it holds no kernel, and closing it waits for none)."""
+
+    def listen(event: SessionEvent) -> None:
+        if not isinstance(event, MessageUpdate) or not isinstance(event.assistant_message_event, ToolCallStartEvent):
+            return
+        start = event.assistant_message_event
+        content = start.partial.content
+        block = content[start.content_index] if 0 <= start.content_index < len(content) else None
+        if isinstance(block, ToolCall) and block.name == KERNEL_TOOL:
+            kernel.prewarm()
+
+    return listen
+
+
 def _disk_workspace(cwd: Path, kernel: KernelConfig) -> NotebookWorkspace:
     from prime_jupyter.kernel.launchers import shared_local_launcher
     from prime_jupyter.notebooks.kernels import LocalNotebookKernels
@@ -117,7 +147,6 @@ def _add_notebook_ipython(
     result.tools.append(make_ipython_tool(provisioner, accepts_images=model.accepts_images, timeout_s=kernel.timeout_s))
     prompt = NOTEBOOK_KERNEL_PROMPT.format(path=notebook)
     result.guidance = "\n\n".join(part for part in (prompt, result.guidance) if part)
-    result.prewarm = provisioner.prewarm
     result.kernel = provisioner
 
 
@@ -170,7 +199,6 @@ def _add_ipython(result: ToolSet, cwd: Path, model: Model, kernel: KernelConfig)
     result.tools.append(tool)
     result.guidance = "\n\n".join(part for part in (guidance, result.guidance) if part)
     result.disposers.append(provisioner.dispose)
-    result.prewarm = provisioner.prewarm
     result.kernel = provisioner
 
 

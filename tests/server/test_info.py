@@ -17,6 +17,7 @@ from prime_jupyter._version import __version__
 from prime_jupyter.protocol.version import CAP_CONNECTION, CAPABILITIES, PROTOCOL_VERSION, SCHEMA_REVISION
 from prime_jupyter.server.info import SERVED_CAPABILITIES
 from prime_jupyter.server.routes import has_connection_routes
+from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
 
 IDLE = {"ready": True, "starting": 0, "running": 0}
 
@@ -45,20 +46,30 @@ async def kernel_until(prime: PrimeClient, done: Callable[[Json], bool], wait_s:
     return kernel
 
 
+async def run_code(prime: PrimeClient, llm: ScriptedLLMServer, session_id: str) -> None:
+    """A turn whose model calls `ipython` once (the first code the session runs starts its kernel)."""
+    llm.enqueue(ScriptedTurn(blocks=[ToolCall(name="ipython", arguments={"code": "x = 1"})]))
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="done")]))
+    await prime.turn(session_id, "run it")
+
+
 @pytest.mark.prime_settings(tools=["ipython"])
-async def test_info_counts_the_session_kernels_starting_then_running(prime: PrimeClient) -> None:
+async def test_a_session_gets_a_kernel_when_it_first_runs_code(prime: PrimeClient, llm: ScriptedLLMServer) -> None:
     assert (await prime.get("info"))["kernel"] == IDLE
     session_id = await prime.new_session()
-    assert (await prime.get("info"))["kernel"]["starting"] >= 1  # the prewarm started with the session
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="Hello.")]))
+    await prime.turn(session_id, "hi")
+    assert (await prime.get("info"))["kernel"] == IDLE  # a session that only talks holds no kernel
+    assert (await prime.status("GET", "../../api/kernels"))[1] == []
+    await run_code(prime, llm, session_id)
     assert await kernel_until(prime, lambda k: k["starting"] == 0) == {"ready": True, "starting": 0, "running": 1}
     await prime.call("DELETE", "chat/sessions", {"sessionId": session_id})
     assert (await prime.get("info"))["kernel"] == IDLE
 
 
 @pytest.mark.prime_settings(tools=["ipython"])
-async def test_a_session_kernel_shut_down_elsewhere_is_not_counted(prime: PrimeClient) -> None:
-    await prime.new_session()
-    assert (await prime.get("info"))["kernel"]["starting"] >= 1
+async def test_a_session_kernel_shut_down_elsewhere_is_not_counted(prime: PrimeClient, llm: ScriptedLLMServer) -> None:
+    await run_code(prime, llm, await prime.new_session())
     await kernel_until(prime, lambda k: k["running"] == 1)
     (kernel,) = (await prime.status("GET", "../../api/kernels"))[1]
     assert (await prime.status("DELETE", f"../../api/kernels/{kernel['id']}"))[0] == 204  # from JupyterLab, say
@@ -67,13 +78,15 @@ async def test_a_session_kernel_shut_down_elsewhere_is_not_counted(prime: PrimeC
 
 @pytest.mark.prime(kernel_name="prime-broken")
 @pytest.mark.prime_settings(tools=["ipython"])
-async def test_a_failed_prewarm_makes_kernels_not_ready(prime: PrimeClient, jp_kernel_dir: Path) -> None:
+async def test_a_failed_kernel_start_makes_kernels_not_ready(
+    prime: PrimeClient, llm: ScriptedLLMServer, jp_kernel_dir: Path
+) -> None:
     spec = jp_kernel_dir / "prime-broken"
     spec.mkdir()
     argv = [str(spec / "no-such-interpreter"), "-f", "{connection_file}"]
     (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "Broken", "language": "python"}))
     assert (await prime.get("info"))["kernel"] == IDLE  # the spec is there
-    await prime.new_session()
+    await run_code(prime, llm, await prime.new_session())
     kernel = await kernel_until(prime, lambda k: not k["ready"])
     assert (kernel["starting"], kernel["running"]) == (0, 0) and "did not start" in kernel["reason"]
 

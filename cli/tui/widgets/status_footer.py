@@ -123,7 +123,8 @@ class StatusFooter(Static):
             parts.append(Text(f"{fraction:.0%} of {tokens(info.context_window)}", style=context_style(fraction)))
         if info.kernel_state:
             style = {"busy": "yellow", "dead": "bold red", "starting": "italic"}.get(info.kernel_state, "dim")
-            parts.append(Text(f"kernel {info.kernel_state}", style=style))
+            label = "not started" if info.kernel_state == "stopped" else info.kernel_state  # until code runs
+            parts.append(Text(f"kernel {label}", style=style))
         if info.model:
             model = Text(info.model, style="bold")
             if info.thinking and info.thinking != "off":

@@ -265,7 +265,7 @@ class PrimeBridge:
         self.dialogs.watch(live)
         kernel = session_kernel(session)
         if kernel is not None:
-            self.spawn(self.kernels.track(live.session_id, kernel))
+            self.kernels.track(live.session_id, kernel)
         return live
 
     def _saved(self, session_id: str) -> SessionInfo:

@@ -1,13 +1,13 @@
 """`KernelReadiness`: whether sessions in this server can get a kernel, as `GET info` reports it.
 
 Kernels come from the server's own kernel manager (the session factory is given a
-`ServerKernelLauncher` over `serverapp.kernel_manager`, and starts the session's kernel in the
-background as soon as the session exists: the prewarm). `GET info` says:
+`ServerKernelLauncher` over `serverapp.kernel_manager`). A session's kernel starts when its code first
+needs one (`kernel.provisioner`), so a session that only talks holds none. `GET info` says:
 
 - `ready`: a kernel can be had. The kernel spec was found (checked when the extension starts, on its
   first request), the cap on agent kernels (`c.PrimeApp.max_kernels`) is not reached, and the latest
-  prewarm to finish did not fail; `reason` says why not.
-- `starting`: session kernels whose prewarm is under way.
+  kernel start to end did not fail; `reason` says why not.
+- `starting`: session kernels whose start is under way.
 - `running`: open sessions holding a started kernel that the kernel manager still has (a kernel shut
   down from elsewhere, culled, or dead for good is gone from it). A deleted session is forgotten first.
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 from prime_jupyter.protocol.requests import KernelStatus
@@ -33,13 +33,17 @@ SpecLookup = Callable[[str], object]
 class SessionKernel(Protocol):
     """What readiness reads of a session's kernel (`kernel.provisioner.IpythonKernelProvisioner`)."""
 
+    on_start_end: Callable[[str | None], None] | None
+    """Told how each start ends: None when the kernel runs, else why not."""
+
     @property
     def kernel_id(self) -> str | None:
         """The started kernel's id; None while there is none (not started, starting, failed, closed)."""
         ...
 
-    async def ensure(self) -> object:
-        """The started kernel, starting it first; raises when it cannot be started."""
+    @property
+    def state(self) -> str:
+        """`starting` while a start (or a replacement) is under way."""
         ...
 
 
@@ -69,20 +73,20 @@ class KernelReadiness:
         """`kernel_manager`: the manager the sessions' kernels come from (its kernel list says which are
         still there); None when they are started elsewhere. `capacity`: why no kernel can be started
         right now (the cap on agent kernels is reached), else None; read live, so `ready` comes back
-        as soon as a kernel goes, and a prewarm refused by the cap is no lasting problem."""
+        as soon as a kernel goes, and a start refused by the cap is no lasting problem."""
         self.kernel_name = kernel_name
         self._lookup = spec_lookup
         self._manager = kernel_manager
         self._capacity = capacity or (lambda: None)
         self._spec_problem: str | None = "kernel readiness not checked yet"
-        self._prewarm_problem: str | None = None
+        self._start_problem: str | None = None
         self._kernels: dict[str, SessionKernel] = {}
-        self._starting: set[str] = set()
 
     @property
     def status(self) -> KernelStatus:
-        reason = self._spec_problem or self._capacity() or self._prewarm_problem
-        return KernelStatus(ready=reason is None, reason=reason, starting=len(self._starting), running=self._running())
+        reason = self._spec_problem or self._capacity() or self._start_problem
+        starting = sum(1 for kernel in self._kernels.values() if kernel.state == "starting")
+        return KernelStatus(ready=reason is None, reason=reason, starting=starting, running=self._running())
 
     async def check(self) -> None:
         """Look the kernel spec up (once, when the extension starts)."""
@@ -96,34 +100,27 @@ class KernelReadiness:
         else:
             self._spec_problem = None
 
-    def track(self, session_id: str, kernel: SessionKernel) -> Coroutine[object, object, None]:
-        """Count the session's kernel as starting from now on, and return the work that follows its
-        prewarm to the end (the caller spawns it)."""
+    def track(self, session_id: str, kernel: SessionKernel) -> None:
+        """Count the session's kernel from now on (it starts when the session first needs it)."""
         self._kernels[session_id] = kernel
-        self._starting.add(session_id)
-        return self._follow(session_id, kernel)
+        kernel.on_start_end = lambda problem: self._start_ended(session_id, kernel, problem)
 
     def forget(self, session_id: str) -> None:
-        """The session is closing: stop counting its kernel, and ignore how its prewarm ends."""
-        self._kernels.pop(session_id, None)
-        self._starting.discard(session_id)
+        """The session is closing: stop counting its kernel, and ignore how its start ends."""
+        kernel = self._kernels.pop(session_id, None)
+        if kernel is not None:
+            kernel.on_start_end = None
 
-    async def _follow(self, session_id: str, kernel: SessionKernel) -> None:
-        try:
-            await kernel.ensure()
-        except Exception as exc:
-            full = self._capacity() is not None  # refused by the cap: `status` says so while it lasts
-            problem: str | None = None if full else f"the kernel did not start: {exc}"
-        else:
-            problem = None
+    def _start_ended(self, session_id: str, kernel: SessionKernel, problem: str | None) -> None:
         if self._kernels.get(session_id) is not kernel:
             return  # forgotten meanwhile (deleted): a start cut short by closing is no news
-        self._starting.discard(session_id)
-        self._prewarm_problem = problem
+        if problem is not None and self._capacity() is not None:
+            problem = None  # refused by the cap: `status` says so while it lasts
+        self._start_problem = f"the kernel did not start: {problem}" if problem is not None else None
         if problem is not None:
-            log.warning("kernel prewarm of session %s failed: %s", session_id, problem)
+            log.warning("the kernel of session %s did not start: %s", session_id, problem)
 
     def _running(self) -> int:
         listed = set(self._manager.list_kernel_ids()) if self._manager is not None else None
-        started = (k.kernel_id for s, k in self._kernels.items() if s not in self._starting)
+        started = (kernel.kernel_id for kernel in self._kernels.values())
         return sum(1 for kernel_id in started if kernel_id is not None and (listed is None or kernel_id in listed))

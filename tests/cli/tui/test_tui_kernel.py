@@ -3,14 +3,17 @@
 
 from __future__ import annotations
 
+import html
+import re
 from pathlib import Path
 
 import pytest
 from nav_kit import interrupt_a_long_call, notices, restart_loses_the_variables
 from prime_jupyter.cli.tui.widgets.status_footer import StatusFooter
+from textual.app import App
 from tui_kit import SIZE, app_on, local_connection, until
 
-from prime_jupyter.testing import ScriptedLLMServer
+from prime_jupyter.testing import ScriptedLLMServer, ScriptedTurn, Text, ToolCall
 
 
 @pytest.mark.asyncio
@@ -49,16 +52,27 @@ async def test_kernel_commands_without_a_kernel_say_so(home: Path) -> None:
         await connection.dispose()
 
 
+def screen_text(app: App[None]) -> str:
+    """What the terminal shows, as plain text (the screenshot's SVG without its markup)."""
+    return html.unescape(re.sub(r"<[^>]+>", "", app.export_screenshot())).replace("\xa0", " ")
+
+
 @pytest.mark.asyncio
-async def test_the_footer_shows_the_kernel_ready_without_a_run(home: Path) -> None:
-    """The session starts its kernel at launch and no event says when it is ready: the footer asks until
-    it is (it said "kernel starting" until the first tool call)."""
+async def test_the_footer_shows_no_kernel_until_code_runs_then_the_kernel(home: Path, llm: ScriptedLLMServer) -> None:
+    """A session starts its kernel when its code first runs; the footer says so, and `/kernel` too."""
     connection = local_connection(home, tools=["ipython"])
     try:
         app = app_on(connection)
         async with app.run_test(size=SIZE) as pilot:
             footer = app.screen.query_one(StatusFooter)
-            await until(pilot, lambda: footer.info is not None and footer.info.kernel_state is not None)
+            await until(pilot, lambda: footer.info is not None and footer.info.kernel_state == "stopped")
+            assert "kernel not started" in screen_text(app)
+            await pilot.press(*"/kernel", "enter")
+            await until(pilot, lambda: any("starts when the agent first runs code" in t for t in notices(app)))
+            llm.enqueue(ScriptedTurn(blocks=[ToolCall(name="ipython", arguments={"code": "x = 1"})]))
+            llm.enqueue(ScriptedTurn(blocks=[Text(text="done")]))
+            await pilot.press(*"set x", "enter")
             await until(pilot, lambda: footer.info.kernel_state == "idle", within=60)
+            assert "kernel idle" in screen_text(app)
     finally:
         await connection.dispose()
