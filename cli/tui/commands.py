@@ -214,6 +214,10 @@ async def _fork(chat: ChatScreen, connection: AgentConnection, arg: str) -> None
     await navigation.fork(chat, connection)
 
 
+async def _rewind(chat: ChatScreen, connection: AgentConnection, arg: str) -> None:
+    await navigation.rewind(chat, connection)
+
+
 async def _clone(chat: ChatScreen, connection: AgentConnection, arg: str) -> None:
     await navigation.clone(chat, connection)
 
@@ -343,6 +347,7 @@ SESSION_HANDLERS: dict[str, SessionHandler] = {
     "fork": _fork,
     "clone": _clone,
     "tree": _tree,
+    "rewind": _rewind,
     "name": _name,
     "compact": _compact,
     "export": _export,

@@ -25,6 +25,7 @@ import type {
   ModelRef,
   ModelsResponse,
   QuestionAnswer,
+  RewindResult,
   SessionSummary
 } from './protocol';
 import { FixTargets } from './notebooksessions';
@@ -42,6 +43,9 @@ export const EXPORT_IPYNB = 'export-ipynb';
 
 /** The server capability of the provider form's routes (`chat/providers`, `protocol/version.py`). */
 export const PROVIDER_SETUP = 'provider-setup';
+
+/** The server capability of `chat/command rewind` (`protocol/version.py`). */
+export const REWIND = 'rewind';
 
 /** The frames read from `POST chat`'s response (SSE carries the conversation). */
 const REFUSAL: ReadonlySet<ChatFrame['type']> = new Set(['error']);
@@ -179,6 +183,32 @@ export class ChatController extends SessionView {
     await this.openSession(result.sessionId);
     void this.refreshSessions();
     return result.selectedText ?? null;
+  }
+
+  /** Whether the server can rewind (capability `rewind`): the "Rewind" action shows only then. */
+  get canRewind(): boolean {
+    return this.handshake?.kind === 'ok' && this.handshake.info.capabilities.includes(REWIND);
+  }
+
+  /**
+   * Rewind the open session to before its user message `entryId`: the server puts back the files and
+   * notebooks the agent changed since and goes on from before the message (every client resyncs); the
+   * message's text comes back to the composer. Answers the server's report; throws what it refused.
+   */
+  async rewind(entryId: string): Promise<RewindResult | null> {
+    const sessionId = this.state.sessionId;
+    if (!sessionId) {
+      return null;
+    }
+    const result = await this.client.command({ sessionId, command: 'rewind', entryId });
+    if (result.command !== 'rewind') {
+      return null;
+    }
+    if (result.editorText) {
+      this.putBack([result.editorText]);
+      this.notify();
+    }
+    return result;
   }
 
   /**

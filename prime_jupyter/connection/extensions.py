@@ -53,6 +53,7 @@ BUILTIN_COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("fork", "a new session from one of this branch's messages"),
     CommandInfo("clone", "a new session holding a copy of this branch"),
     CommandInfo("tree", "the session tree: switch to any point, label entries"),
+    CommandInfo("rewind", "undo the agent's file and notebook changes since a message, and go on from before it"),
     CommandInfo("name", "name this session", "<name>"),
     CommandInfo("compact", "summarise the conversation to free context", "[instructions]"),
     CommandInfo("export", "write the session to a file", "[html|jsonl|ipynb]"),

@@ -36,6 +36,7 @@ from prime_jupyter.protocol.common import (
     ExportFormat,
     ExportResult,
     ModelRef,
+    RewindResult,
     entry_label,
     session_name,
 )
@@ -306,6 +307,9 @@ class InProcessAgentConnection:
     ) -> NavigateResult:
         editor_text = await self.session.navigate_tree(target_id, summarize, custom_instructions)
         return NavigateResult(editor_text=editor_text)
+
+    async def rewind(self, entry_id: str) -> RewindResult:
+        return (await self.session.rewind(entry_id)).result()
 
     async def rename_session(self, name: str, session_id: str | None = None) -> None:
         name = session_name(name)  # the rules of the command over HTTP

@@ -10,6 +10,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import nbformat
 import pytest
 from kit.browser import Lab, finish_scenario, run_scenario, start_lab, start_scenario, wait_for_file, write_agent_dir
 
@@ -134,6 +135,20 @@ def test_the_session_list_switches_sessions(lab: Lab, turns: ScriptedLLMServer) 
     assert "apples" in shown and "pears" not in shown
     assert [m["text"] for m in report["forked"]] == [m["text"] for m in report["shown"]]
     assert report["forkId"] not in report["left"] and report["ids"][0] in report["left"]
+
+
+def test_rewind_undoes_the_agents_notebook_change_and_puts_the_message_back(lab: Lab, turns: ScriptedLLMServer) -> None:
+    root = lab.log.parent / "root"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")]), root / "rewind.ipynb")
+    edit = {"action": "insert", "source": "y = 2"}
+    turns.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="notebook_edit", arguments={"path": "rewind.ipynb", "edits": [edit]})])
+    )
+    turns.enqueue(ScriptedTurn(blocks=[Text(text="Inserted a cell.")]))
+    report = run_scenario(lab, "rewind", {"prompt": "Add a cell", "expect": "Inserted a cell."})
+    assert [cell.source for cell in nbformat.read(root / "rewind.ipynb", as_version=4).cells] == ["x = 1"]
+    assert any("Rewound: restored rewind.ipynb." in text for text in report["notified"]), report["notified"]
+    assert report["composer"] == "Add a cell" and report["messages"] == []
 
 
 def test_enter_steers_and_alt_enter_queues_a_follow_up(lab: Lab, turns: ScriptedLLMServer) -> None:
