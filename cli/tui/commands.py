@@ -338,6 +338,11 @@ async def _mcp(chat: ChatScreen, connection: AgentConnection, arg: str) -> None:
     await connection.prompt("/mcp")
 
 
+async def _reload(chat: ChatScreen, connection: AgentConnection, arg: str) -> None:
+    """The session answers `/reload` itself (with notices), wherever it runs."""
+    await connection.prompt("/reload")
+
+
 SESSION_HANDLERS: dict[str, SessionHandler] = {
     "model": _model,
     "thinking": _thinking,
@@ -355,6 +360,7 @@ SESSION_HANDLERS: dict[str, SessionHandler] = {
     "session": _session,
     "kernel": _kernel,
     "mcp": _mcp,
+    "reload": _reload,
 }
 
 

@@ -61,6 +61,7 @@ BUILTIN_COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("session", "this session's id, file, tokens and cost"),
     CommandInfo("kernel", "the agent's kernel: its state and id; interrupt or restart it", "[interrupt|restart]"),
     CommandInfo("mcp", "the MCP servers: their state and their tools"),
+    CommandInfo("reload", "read the prompt templates and skills again (in every live session of a server)"),
     CommandInfo("hotkeys", "every key and what it does"),
     CommandInfo("help", "commands and keys"),
     CommandInfo("quit", "leave (a session in a server keeps running)"),

@@ -161,6 +161,7 @@ class InProcessAgentConnection:
         self._listeners: list[ConnectionListener] = []
         self._seq = 0  # session events forwarded: each one's place; a snapshot taken now holds them all
         self._unsubscribe = session.subscribe(self._forward)
+        session.reload_hook = self.reload_resources
         _open.add(self)
         self._extensions: LocalExtensions | None = None
         self._start_extensions(session)
@@ -456,6 +457,7 @@ class InProcessAgentConnection:
         await current.dispose()
         self.session = replacement
         self._unsubscribe = replacement.subscribe(self._forward)
+        replacement.reload_hook = self.reload_resources
         snap = snapshot(replacement, cursor=self._seq)
         self._emit(SessionReplaced(snap))
         if replacement.extensions is not None and replacement.extensions is current.extensions:

@@ -154,6 +154,9 @@ class AgentSession:
         self._last_answer: AssistantMessage | None = None
         self.prompts: PromptLibrary | None = None
         """The prompt templates and skills `/<name>` and `/skill:<name>` expand to (None: none)."""
+        self.reload_hook: Callable[[], list[str]] | None = None
+        """What `/reload` reloads, answering the diagnostics: the host's sessions (a server: every live one,
+        and their command registries); None: this session alone."""
         self.prompt_reloader: Callable[[], tuple[PromptLibrary, str]] | None = None
         """Reads the templates and skills again, and the system prompt that lists those skills (`reload`)."""
         self.budget: SessionBudget | None = None
@@ -412,6 +415,8 @@ class AgentSession:
         word, _, _args = text.strip().partition(" ")
         if word == "/mcp":
             return self._command_run(self._mcp_report)
+        if word == "/reload":
+            return self._command_run(self._reload_report)
         return None
 
     async def _command_run(self, command: Callable[[], None]) -> None:
@@ -427,6 +432,16 @@ class AgentSession:
             self.ui.notify("No MCP servers: add them to ~/.prime/agent/mcp.json or .prime/agent/mcp.json.")
             return
         self.ui.notify(self._mcp.report())
+
+    def _reload_report(self) -> None:
+        """`/reload`: the prompt templates and skills read again (where the host says: every live session
+        of a server), and what was found, as notices."""
+        problems = self.reload_hook() if self.reload_hook is not None else self.reload_resources()
+        prompts = self.prompts
+        found = f"{len(prompts.templates)} prompt templates and {len(prompts.skills)} skills" if prompts else "nothing"
+        self.ui.notify(f"Reloaded the prompt templates and skills: {found}.")
+        for problem in problems:
+            self.ui.notify(problem, "warning")
 
     def notify(self, message: str, level: str = "info") -> None:
         """A notice on every surface of the session (an extension's `prime.notify`)."""
