@@ -21,6 +21,7 @@ import {
 import { isDefault, modelEntry, storePick, storedPick } from './modelpick';
 import type {
   ChatFrame,
+  CommandEntry,
   ModelInfo,
   ModelRef,
   ModelsResponse,
@@ -43,6 +44,9 @@ export const EXPORT_IPYNB = 'export-ipynb';
 
 /** The server capability of the provider form's routes (`chat/providers`, `protocol/version.py`). */
 export const PROVIDER_SETUP = 'provider-setup';
+
+/** The server capability of `GET chat/commands`, the one command registry (`protocol/version.py`). */
+const COMMANDS = 'commands';
 
 /** The server capability of `chat/command rewind` (`protocol/version.py`). */
 export const REWIND = 'rewind';
@@ -183,6 +187,12 @@ export class ChatController extends SessionView {
     await this.openSession(result.sessionId);
     void this.refreshSessions();
     return result.selectedText ?? null;
+  }
+
+  /** The commands a prompt can name in the open session (capability `commands`; none from an older server). */
+  async commands(): Promise<CommandEntry[]> {
+    const offered = this.handshake?.kind === 'ok' ? this.handshake.info.capabilities : [];
+    return offered.includes(COMMANDS) ? this.client.commands(this.state.sessionId) : [];
   }
 
   /** Whether the server can rewind (capability `rewind`): the "Rewind" action shows only then. */

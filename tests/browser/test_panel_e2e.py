@@ -234,3 +234,17 @@ def test_the_session_exports_as_a_notebook_that_opens_in_lab(lab: Lab, turns: Sc
     ]
     assert {c["prime"]["session"] for c in report["cells"]} == {report["sessionId"]}
     assert report["cells"][1]["prime"]["model"] == "scripted/m1"
+
+
+def test_the_slash_menu_completes_a_template_from_the_registry(lab: Lab, turns: ScriptedLLMServer) -> None:
+    prompts = lab.log.parent / "agent" / "prompts"
+    prompts.mkdir(exist_ok=True)
+    (prompts / "review.md").write_text(
+        "---\ndescription: review a file\nargument-hint: <path>\n---\nReview $1 carefully."
+    )
+    turns.enqueue(ScriptedTurn(blocks=[Text(text="Reviewed it.")]))
+    report = run_scenario(lab, "commands", {"typed": "/re", "argument": "notes.py", "expect": "Reviewed it."})
+    assert report["listed"] == ["reload", "review"]  # what a prompt can name: no /model, no /resume here
+    assert report["picked"] == "/review "
+    body = turns.requests[-1].body
+    assert isinstance(body, dict) and body["messages"][-1]["content"][0]["text"] == "Review notes.py carefully."

@@ -286,6 +286,27 @@ const scenarios = {
     return { notified, composer: await lab.page.inputValue(PROMPT), messages: await lab.messages() };
   },
 
+  /** The `/` menu: the commands a prompt can name, filtered as typed; Tab takes one, Enter sends it. */
+  async commands(lab, { typed, argument, expect }) {
+    await lab.open();
+    await lab.ready();
+    await lab.newSession();
+    await lab.page.click(PROMPT);
+    await lab.page.keyboard.type(typed);
+    const item = `${PANEL} .jp-PrimeCommands-item`;
+    await lab.page.waitForSelector(item);
+    const listed = await lab.page.locator(item).evaluateAll(nodes => nodes.map(n => n.dataset.name));
+    await lab.shot('24-command-menu');
+    await lab.page.keyboard.press('ArrowDown');
+    await lab.page.keyboard.press('Tab');
+    const picked = await lab.page.inputValue(PROMPT);
+    await lab.page.keyboard.type(argument);
+    await lab.page.keyboard.press('Enter');
+    await lab.waitForAnswer(expect);
+    await lab.idle();
+    return { listed, picked, messages: await lab.messages() };
+  },
+
   /** The dark theme: the panel takes Lab's dark colours. */
   async dark(lab, { prompt, expect }) {
     await lab.open();
