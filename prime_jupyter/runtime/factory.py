@@ -217,7 +217,9 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
         from prime_jupyter.tools.ask import make_ask_tool
 
         session.tools.append(make_ask_tool(session.ui.ask))
-    if tool_set.kernel is not None:
+    if tool_set.kernel is not None and tool_set.borrows_kernel:
+        tool_set.kernel.prewarm()
+    elif tool_set.kernel is not None:
         session.subscribe(start_kernel_ahead(tool_set.kernel))
     keep_changes(session, tools, str(workdir), str(root) if root is not None else None, tool_set.notebooks)
     return session

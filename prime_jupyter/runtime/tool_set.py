@@ -56,6 +56,9 @@ class ToolSet:
     disposers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     kernel: IpythonKernelProvisioner | None = None
     """The kernel of the `ipython` tool, when the set has it."""
+    borrows_kernel: bool = False
+    """The `ipython` tool runs in a notebook's own kernel, which is there already: attaching to it starts
+    nothing, so the session attaches at once (and tells the model what it holds before the first prompt)."""
     notebooks: NotebookWorkspace | None = None
     """What the notebook tools share, when the set has them."""
 
@@ -148,6 +151,7 @@ def _add_notebook_ipython(
     prompt = NOTEBOOK_KERNEL_PROMPT.format(path=notebook)
     result.guidance = "\n\n".join(part for part in (prompt, result.guidance) if part)
     result.kernel = provisioner
+    result.borrows_kernel = True
 
 
 def _add_notebook_tool(result: ToolSet, name: str, model: Model, make: Callable[[], NotebookWorkspace]) -> None:
