@@ -191,6 +191,7 @@ def _pi_tool(name: str, cwd: str, root: str | None, environment: Callable[[], di
 
 
 def _add_ipython(result: ToolSet, cwd: Path, model: Model, kernel: KernelConfig) -> None:
+    from prime_jupyter.kernel.inprocess import InProcessLauncher
     from prime_jupyter.tools.ipython import make_kernel_tool
 
     tool, guidance, provisioner = make_kernel_tool(
@@ -204,6 +205,7 @@ def _add_ipython(result: ToolSet, cwd: Path, model: Model, kernel: KernelConfig)
     result.guidance = "\n\n".join(part for part in (guidance, result.guidance) if part)
     result.disposers.append(provisioner.dispose)
     result.kernel = provisioner
+    result.borrows_kernel = isinstance(provisioner.launcher, InProcessLauncher)  # `%%prime`: the notebook's shell
 
 
 CallRunner = Callable[[Callable[[], object]], Awaitable[object]]
