@@ -35,6 +35,7 @@ from prime_jupyter.protocol.commands import (
     NewSessionCommand,
     RenameSessionCommand,
     RestartKernelCommand,
+    RewindCommand,
     SetLabelCommand,
     SwitchSessionCommand,
 )
@@ -171,6 +172,8 @@ async def _run_session_command(connection: AgentConnection, command: Command) ->
             return await connection.clone()
         case NavigateTreeCommand(target_id=target, summarize=summarize, custom_instructions=instructions):
             return await connection.navigate_tree(target, summarize, instructions)
+        case RewindCommand(entry_id=entry_id):
+            return await connection.rewind(entry_id)
         case ListSessionsCommand(scope=scope):
             return await connection.list_sessions(scope)
         case RenameSessionCommand(name=name, session_id=session_id):

@@ -214,6 +214,10 @@ async def _fork(chat: ChatScreen, connection: AgentConnection, arg: str) -> None
     await navigation.fork(chat, connection)
 
 
+async def _rewind(chat: ChatScreen, connection: AgentConnection, arg: str) -> None:
+    await navigation.rewind(chat, connection)
+
+
 async def _clone(chat: ChatScreen, connection: AgentConnection, arg: str) -> None:
     await navigation.clone(chat, connection)
 
@@ -334,6 +338,11 @@ async def _mcp(chat: ChatScreen, connection: AgentConnection, arg: str) -> None:
     await connection.prompt("/mcp")
 
 
+async def _reload(chat: ChatScreen, connection: AgentConnection, arg: str) -> None:
+    """The session answers `/reload` itself (with notices), wherever it runs."""
+    await connection.prompt("/reload")
+
+
 SESSION_HANDLERS: dict[str, SessionHandler] = {
     "model": _model,
     "thinking": _thinking,
@@ -343,6 +352,7 @@ SESSION_HANDLERS: dict[str, SessionHandler] = {
     "fork": _fork,
     "clone": _clone,
     "tree": _tree,
+    "rewind": _rewind,
     "name": _name,
     "compact": _compact,
     "export": _export,
@@ -350,6 +360,7 @@ SESSION_HANDLERS: dict[str, SessionHandler] = {
     "session": _session,
     "kernel": _kernel,
     "mcp": _mcp,
+    "reload": _reload,
 }
 
 

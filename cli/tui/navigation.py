@@ -1,4 +1,5 @@
-"""Moving through a session's history: `/tree` (switch to any point, label, fork), `/fork` and `/clone`.
+"""Moving through a session's history: `/tree` (switch to any point, label, fork), `/fork`, `/clone` and
+`/rewind` (the agent's file changes undone too).
 
 Switching moves the session's leaf inside its own file (`navigate_tree`); forking and cloning write a
 new transcript and the connection replaces its session with it (`SessionReplaced` redraws the chat, a
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from prime_jupyter.connection.types import SessionReplaced
+from prime_jupyter.connection.types import ClientNotice, SessionReplaced
 from prime_jupyter.protocol.common import TreeNode
 from prime_jupyter.protocol.snapshot import SessionView
 
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
     from .screens.chat import ChatScreen
 
-__all__ = ["branch_user_messages", "clone", "fork", "open_tree"]
+__all__ = ["branch_user_messages", "clone", "fork", "open_tree", "rewind"]
 
 
 async def open_tree(chat: ChatScreen, connection: AgentConnection) -> None:
@@ -70,6 +71,24 @@ async def fork(chat: ChatScreen, connection: AgentConnection) -> None:
     entry_id = await chat.app.push_screen_wait(ForkPicker(messages))
     if entry_id is not None:
         await connection.fork(entry_id, "before")
+
+
+async def rewind(chat: ChatScreen, connection: AgentConnection) -> None:
+    """Pick a user message of this branch: the files and notebooks the agent changed since go back as they
+    were, the conversation goes on from before it (redrawn), and its text comes back into the editor."""
+    messages = branch_user_messages(await connection.get_session_view())
+    if not messages:
+        raise ValueError("there is no message to rewind to yet")
+    title = "Rewind to before a message: the agent's file changes since are undone (Enter rewinds, Esc closes)"
+    entry_id = await chat.app.push_screen_wait(ForkPicker(messages, title))
+    if entry_id is None:
+        return
+    result = await connection.rewind(entry_id)
+    chat.post_event(SessionReplaced(await connection.get_snapshot()))  # redraw the branch now there
+    kept = bool(result.conflicts or result.left or result.code_runs or result.kernel)
+    chat.post_event(ClientNotice(result.summary, "warning" if kept else "info"))  # after the redraw
+    if result.editor_text is not None:
+        chat.editor.set_prompt(result.editor_text)
 
 
 async def clone(chat: ChatScreen, connection: AgentConnection) -> None:

@@ -17,6 +17,8 @@ import type {
   ChatNewResponse,
   ChatRequest,
   ChatSessionResponse,
+  CommandEntry,
+  CommandsResponse,
   ErrorBody,
   InfoResponse,
   ModelsResponse,
@@ -144,6 +146,11 @@ export class PrimeClient {
 
   newSession(request: ChatNewRequest): Promise<ChatNewResponse> {
     return this.post<ChatNewResponse>('chat/new', request);
+  }
+
+  /** The commands the session offers (`GET chat/commands`, capability `commands`). */
+  async commands(sessionId: string | null): Promise<CommandEntry[]> {
+    return (await this.json<CommandsResponse>('chat/commands', {}, sessionId ? { sessionId } : {})).commands;
   }
 
   session(sessionId: string): Promise<ChatSessionResponse> {

@@ -21,10 +21,12 @@ import {
 import { isDefault, modelEntry, storePick, storedPick } from './modelpick';
 import type {
   ChatFrame,
+  CommandEntry,
   ModelInfo,
   ModelRef,
   ModelsResponse,
   QuestionAnswer,
+  RewindResult,
   SessionSummary
 } from './protocol';
 import { FixTargets } from './notebooksessions';
@@ -42,6 +44,12 @@ export const EXPORT_IPYNB = 'export-ipynb';
 
 /** The server capability of the provider form's routes (`chat/providers`, `protocol/version.py`). */
 export const PROVIDER_SETUP = 'provider-setup';
+
+/** The server capability of `GET chat/commands`, the one command registry (`protocol/version.py`). */
+const COMMANDS = 'commands';
+
+/** The server capability of `chat/command rewind` (`protocol/version.py`). */
+export const REWIND = 'rewind';
 
 /** The frames read from `POST chat`'s response (SSE carries the conversation). */
 const REFUSAL: ReadonlySet<ChatFrame['type']> = new Set(['error']);
@@ -179,6 +187,38 @@ export class ChatController extends SessionView {
     await this.openSession(result.sessionId);
     void this.refreshSessions();
     return result.selectedText ?? null;
+  }
+
+  /** The commands a prompt can name in the open session (capability `commands`; none from an older server). */
+  async commands(): Promise<CommandEntry[]> {
+    const offered = this.handshake?.kind === 'ok' ? this.handshake.info.capabilities : [];
+    return offered.includes(COMMANDS) ? this.client.commands(this.state.sessionId) : [];
+  }
+
+  /** Whether the server can rewind (capability `rewind`): the "Rewind" action shows only then. */
+  get canRewind(): boolean {
+    return this.handshake?.kind === 'ok' && this.handshake.info.capabilities.includes(REWIND);
+  }
+
+  /**
+   * Rewind the open session to before its user message `entryId`: the server puts back the files and
+   * notebooks the agent changed since and goes on from before the message (every client resyncs); the
+   * message's text comes back to the composer. Answers the server's report; throws what it refused.
+   */
+  async rewind(entryId: string): Promise<RewindResult | null> {
+    const sessionId = this.state.sessionId;
+    if (!sessionId) {
+      return null;
+    }
+    const result = await this.client.command({ sessionId, command: 'rewind', entryId });
+    if (result.command !== 'rewind') {
+      return null;
+    }
+    if (result.editorText) {
+      this.putBack([result.editorText]);
+      this.notify();
+    }
+    return result;
   }
 
   /**

@@ -98,9 +98,16 @@ export type ChatCommandRequest =
   | ChatCloneCommand
   | ChatTreeCommand
   | ChatExportCommand
-  | ChatContextCommand;
+  | ChatContextCommand
+  | ChatRewindCommand;
 export type ChatCommandResponse =
-  NameResult | CompactResult | ForkResult | TreeResult | ExportResult | ContextResult;
+  | NameResult
+  | CompactResult
+  | ForkResult
+  | TreeResult
+  | ExportResult
+  | ContextResult
+  | RewindResult;
 export type Command =
   | PromptCommand
   | SteerCommand
@@ -126,7 +133,8 @@ export type Command =
   | SetLabelCommand
   | CloneSessionCommand
   | InterruptKernelCommand
-  | RestartKernelCommand;
+  | RestartKernelCommand
+  | RewindCommand;
 export type ConnectionOutbound =
   | SessionEventMessage
   | SessionReplacedMessage
@@ -539,6 +547,15 @@ export interface ChatContextCommand {
   sessionId: string;
   command: 'context';
 }
+/**
+ * Put back what the agent's file and notebook tools changed since the user message `entryId`, and go on
+ * from before it (capability `rewind`).
+ */
+export interface ChatRewindCommand {
+  sessionId: string;
+  command: 'rewind';
+  entryId: string;
+}
 export interface NameResult {
   command: 'name';
   name: string;
@@ -590,6 +607,24 @@ export interface ContextResult {
   contextWindow?: number | null;
   percent?: number | null;
   messages?: number;
+}
+/**
+ * After a rewind (capability `rewind`): the files and notebooks put back, those kept because someone
+ * changed them since (`conflicts`), what could not be put back and why (`left`), the code that ran since
+ * (calls per tool; `!` for the user's commands) and what it did to the kernel, which are not undone; and
+ * the user message's text, to edit and send again. `summary` says all of it in a few lines.
+ */
+export interface RewindResult {
+  command: 'rewind';
+  editorText?: string | null;
+  restored?: string[];
+  conflicts?: string[];
+  left?: string[];
+  codeRuns?: {
+    [k: string]: number | undefined;
+  };
+  kernel?: string[];
+  summary?: string;
 }
 /**
  * Start a run; while one is going, `streamingBehavior` queues the message (without it: busy).
@@ -772,6 +807,15 @@ export interface InterruptKernelCommand {
 export interface RestartKernelCommand {
   id?: string | null;
   type: 'restart_kernel';
+}
+/**
+ * Put back what the file and notebook tools changed since the user message `entryId`, and continue from
+ * before it as a new branch (capability `rewind`).
+ */
+export interface RewindCommand {
+  id?: string | null;
+  type: 'rewind';
+  entryId: string;
 }
 /**
  * One session event, in the JSON form of `prime_jupyter.protocol.codec.event_to_wire`.
@@ -1180,7 +1224,8 @@ export interface CommandRequest {
     | SetLabelCommand
     | CloneSessionCommand
     | InterruptKernelCommand
-    | RestartKernelCommand;
+    | RestartKernelCommand
+    | RewindCommand;
 }
 /**
  * The last message of a `run` stream: the session is idle; `cursor` is its newest event.

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from prime_jupyter.ai.abort import AbortSignal
 from prime_jupyter.ai.types import ImageContent
 from prime_jupyter.connection.types import AfterReplace, ConnectionListener
-from prime_jupyter.protocol.common import CompactResult, ExportFormat, ExportResult
+from prime_jupyter.protocol.common import CompactResult, ExportFormat, ExportResult, RewindResult
 from prime_jupyter.protocol.questions import QuestionAnswer
 from prime_jupyter.protocol.snapshot import (
     AttachSnapshot,
@@ -105,6 +105,7 @@ class AgentConnection(Protocol):
     async def navigate_tree(
         self, target_id: str, summarize: bool = False, custom_instructions: str | None = None
     ) -> NavigateResult: ...
+    async def rewind(self, entry_id: str) -> RewindResult: ...
     async def rename_session(self, name: str, session_id: str | None = None) -> None: ...
     async def delete_session(self, session_id: str) -> None: ...
     async def export(self, fmt: ExportFormat = "html", path: str | None = None) -> ExportResult: ...

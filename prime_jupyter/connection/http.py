@@ -48,7 +48,7 @@ from prime_jupyter.connection.types import (
 from prime_jupyter.errors import PrimeError, SessionNotFoundError
 from prime_jupyter.protocol import commands as c
 from prime_jupyter.protocol.chat_commands import CompactResult, ExportResult
-from prime_jupyter.protocol.common import ExportFormat
+from prime_jupyter.protocol.common import ExportFormat, RewindResult
 from prime_jupyter.protocol.connection_routes import CONNECTION_PATH, AttachRequest, AttachResponse, WaitResult
 from prime_jupyter.protocol.event_decoder import EventDecoder
 from prime_jupyter.protocol.questions import QuestionAnswer
@@ -70,6 +70,7 @@ from prime_jupyter.protocol.version import (
     CAP_CONNECTION,
     CAP_EXPORT_IPYNB,
     CAP_KERNEL_CONTROL,
+    CAP_REWIND,
     CAP_SEED_MESSAGES,
     CAP_TREE_EDITS,
     PROTOCOL_VERSION,
@@ -285,6 +286,10 @@ class HttpAgentConnection:
             target_id=target_id, summarize=summarize, custom_instructions=custom_instructions
         )
         return await self._ask(command, NavigateResult)
+
+    async def rewind(self, entry_id: str) -> RewindResult:
+        require_capability(CAP_REWIND, self.capabilities, "rewind", self._server_name())
+        return await self._ask(c.RewindCommand(entry_id=entry_id), RewindResult)
 
     async def rename_session(self, name: str, session_id: str | None = None) -> None:
         await self._ask(c.RenameSessionCommand(name=name, session_id=session_id), OkResult)

@@ -36,6 +36,7 @@ from prime_jupyter.protocol.common import (
     ExportFormat,
     ExportResult,
     ModelRef,
+    RewindResult,
     entry_label,
     session_name,
 )
@@ -160,6 +161,7 @@ class InProcessAgentConnection:
         self._listeners: list[ConnectionListener] = []
         self._seq = 0  # session events forwarded: each one's place; a snapshot taken now holds them all
         self._unsubscribe = session.subscribe(self._forward)
+        session.reload_hook = self.reload_resources
         _open.add(self)
         self._extensions: LocalExtensions | None = None
         self._start_extensions(session)
@@ -307,6 +309,9 @@ class InProcessAgentConnection:
         editor_text = await self.session.navigate_tree(target_id, summarize, custom_instructions)
         return NavigateResult(editor_text=editor_text)
 
+    async def rewind(self, entry_id: str) -> RewindResult:
+        return (await self.session.rewind(entry_id)).result()
+
     async def rename_session(self, name: str, session_id: str | None = None) -> None:
         name = session_name(name)  # the rules of the command over HTTP
         if session_id is None or session_id == self.session.session_id:
@@ -452,6 +457,7 @@ class InProcessAgentConnection:
         await current.dispose()
         self.session = replacement
         self._unsubscribe = replacement.subscribe(self._forward)
+        replacement.reload_hook = self.reload_resources
         snap = snapshot(replacement, cursor=self._seq)
         self._emit(SessionReplaced(snap))
         if replacement.extensions is not None and replacement.extensions is current.extensions:

@@ -7,6 +7,7 @@
     %prime ask "one-line prompt"        %prime fix          (explain and fix the last exception)
     %prime new | sessions | resume ID | fork [ENTRY] | model REF | tools NAME,... | status
     %prime export [html|jsonl|ipynb] [PATH]    %prime mode [ask|accept-edits|plan|auto]
+    %prime rewind [N]                   (undo the agent's file changes of the last N prompts)
 
 `--insert` puts the answer's code into a new cell below (its first line says where it came from)
 instead of running it. A prompt whose run ends in an error (or cannot start) fails its cell with
@@ -26,7 +27,7 @@ from prime_jupyter.errors import PrimeError, RunFailedError
 if TYPE_CHECKING:
     from prime_jupyter.connection.base import AgentConnection
     from prime_jupyter.magics.api import Answer, Session
-    from prime_jupyter.protocol.common import ExportFormat
+    from prime_jupyter.protocol.common import ExportFormat, RewindResult
     from prime_jupyter.protocol.snapshot import ConnectionState, SessionsResult
 
 __all__ = ["NotebookMagics", "load", "unload"]
@@ -173,6 +174,15 @@ class NotebookMagics:
             raise PrimeError("%prime fork: the session is empty")
         print(f"Forked into session {self.session.fork(entry, 'at')}.")
 
+    def rewind(self, args: list[str]) -> None:
+        """`%prime rewind [N]`: undo the agent's file and notebook changes of the last N prompts (default 1)
+        and go on from before them."""
+        if len(args) > 1 or (args and not (args[0].isdigit() and int(args[0]) >= 1)):
+            raise PrimeError("%prime rewind: give how many prompts back (default 1: to before the last prompt)")
+        back = int(args[0]) if args else 1
+        result: RewindResult = self.session.call(lambda connection: _rewind_back(connection, back))
+        print(result.summary)
+
     def tools(self, args: list[str]) -> None:
         if args:
             self.session.set_tools([name for arg in args for name in arg.split(",") if name])
@@ -207,6 +217,20 @@ class NotebookMagics:
             self._session = None
 
 
+async def _rewind_back(connection: AgentConnection, back: int) -> RewindResult:
+    """Rewind to before the `back`-th last prompt of the current branch."""
+    view = await connection.get_session_view()
+    by_id = {node.id: node for node in view.nodes}
+    node, path = by_id.get(view.leaf_id or ""), []
+    while node is not None:
+        path.append(node)
+        node = by_id.get(node.parent_id) if node.parent_id else None
+    prompts = [n for n in reversed(path) if n.type == "message" and n.role == "user"]
+    if len(prompts) < back:
+        raise PrimeError(f"%prime rewind: this branch has {len(prompts)} prompt(s), fewer than {back}")
+    return await connection.rewind(prompts[-back].id)
+
+
 def _is_prompt(line: str, cell: str | None) -> bool:
     """Whether the magic asked the model (`%%prime`, `%prime ask`, `%prime fix`): those fail their cell."""
     return cell is not None or line.split(maxsplit=1)[:1] in (["ask"], ["fix"])
@@ -227,6 +251,7 @@ _COMMANDS = {
     "mode": NotebookMagics.mode,
     "sessions": NotebookMagics.sessions,
     "fork": NotebookMagics.fork,
+    "rewind": NotebookMagics.rewind,
     "tools": NotebookMagics.tools,
     "status": NotebookMagics.status,
     "export": NotebookMagics.export,

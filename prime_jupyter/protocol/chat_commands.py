@@ -12,7 +12,14 @@ from typing import Annotated, Literal, TypeAlias
 
 from pydantic import Field
 
-from prime_jupyter.protocol.common import CompactResult, ExportFormat, ExportResult, SessionName, TreeNode
+from prime_jupyter.protocol.common import (
+    CompactResult,
+    ExportFormat,
+    ExportResult,
+    RewindResult,
+    SessionName,
+    TreeNode,
+)
 from prime_jupyter.protocol.wire import WireModel
 
 __all__ = [
@@ -24,6 +31,7 @@ __all__ = [
     "ChatExportCommand",
     "ChatForkCommand",
     "ChatNameCommand",
+    "ChatRewindCommand",
     "ChatTreeCommand",
     "CompactResult",
     "ContextResult",
@@ -72,6 +80,15 @@ class ChatTreeCommand(WireModel):
     summarize: bool = False
 
 
+class ChatRewindCommand(WireModel):
+    """Put back what the agent's file and notebook tools changed since the user message `entryId`, and go on
+    from before it (capability `rewind`)."""
+
+    session_id: str
+    command: Literal["rewind"] = "rewind"
+    entry_id: str
+
+
 class ChatExportCommand(WireModel):
     session_id: str
     command: Literal["export"] = "export"
@@ -92,7 +109,8 @@ ChatCommandRequest: TypeAlias = Annotated[
     | ChatCloneCommand
     | ChatTreeCommand
     | ChatExportCommand
-    | ChatContextCommand,
+    | ChatContextCommand
+    | ChatRewindCommand,
     Field(discriminator="command"),
 ]
 
@@ -130,6 +148,6 @@ class ContextResult(WireModel):
 
 
 ChatCommandResponse: TypeAlias = Annotated[
-    NameResult | CompactResult | ForkResult | TreeResult | ExportResult | ContextResult,
+    NameResult | CompactResult | ForkResult | TreeResult | ExportResult | ContextResult | RewindResult,
     Field(discriminator="command"),
 ]

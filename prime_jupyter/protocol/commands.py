@@ -40,6 +40,7 @@ __all__ = [
     "PromptCommand",
     "RenameSessionCommand",
     "RestartKernelCommand",
+    "RewindCommand",
     "SetLabelCommand",
     "SetModelCommand",
     "SetPermissionModeCommand",
@@ -144,6 +145,14 @@ class NavigateTreeCommand(_Command):
     label: str | None = None
 
 
+class RewindCommand(_Command):
+    """Put back what the file and notebook tools changed since the user message `entryId`, and continue from
+    before it as a new branch (capability `rewind`)."""
+
+    type: Literal["rewind"] = "rewind"
+    entry_id: str
+
+
 class ListSessionsCommand(_Command):
     type: Literal["list_sessions"] = "list_sessions"
     scope: Literal["current", "all"] = "current"
@@ -244,6 +253,7 @@ Command: TypeAlias = Annotated[
     | SetLabelCommand
     | CloneSessionCommand
     | InterruptKernelCommand
-    | RestartKernelCommand,
+    | RestartKernelCommand
+    | RewindCommand,
     Field(discriminator="type"),
 ]

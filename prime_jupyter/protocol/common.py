@@ -22,6 +22,7 @@ __all__ = [
     "ExportFormat",
     "ExportResult",
     "ModelRef",
+    "RewindResult",
     "SessionName",
     "SessionSummary",
     "TreeNode",
@@ -108,6 +109,22 @@ class CompactResult(WireModel):
     compacted: bool
     summary: str | None = None
     tokens_before: int | None = None
+
+
+class RewindResult(WireModel):
+    """After a rewind (capability `rewind`): the files and notebooks put back, those kept because someone
+    changed them since (`conflicts`), what could not be put back and why (`left`), the code that ran since
+    (calls per tool; `!` for the user's commands) and what it did to the kernel, which are not undone; and
+    the user message's text, to edit and send again. `summary` says all of it in a few lines."""
+
+    command: Literal["rewind"] = "rewind"
+    editor_text: str | None = None
+    restored: list[str] = Field(default_factory=list)
+    conflicts: list[str] = Field(default_factory=list)
+    left: list[str] = Field(default_factory=list)
+    code_runs: dict[str, int] = Field(default_factory=dict)
+    kernel: list[str] = Field(default_factory=list)
+    summary: str = ""
 
 
 ExportFormat: TypeAlias = Literal["html", "jsonl", "ipynb"]

@@ -15,7 +15,7 @@ from typing import Literal
 from pydantic import Field, JsonValue
 
 from prime_jupyter.ai.types import AssistantMessage, Message, Usage
-from prime_jupyter.protocol.common import CompactResult, ExportResult, ModelRef, SessionSummary, TreeNode
+from prime_jupyter.protocol.common import CompactResult, ExportResult, ModelRef, RewindResult, SessionSummary, TreeNode
 from prime_jupyter.protocol.questions import Question
 from prime_jupyter.protocol.wire import WireModel
 
@@ -192,5 +192,6 @@ COMMAND_RESULTS: dict[str, type[WireModel]] = {
     "clone_session": ReplacedResult,
     "interrupt_kernel": OkResult,
     "restart_kernel": OkResult,
+    "rewind": RewindResult,
 }
 """The result model of each command type; failures are an HTTP status with an `ErrorBody`."""

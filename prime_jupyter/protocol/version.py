@@ -51,7 +51,7 @@ __all__ = [
 ]
 
 PROTOCOL_VERSION = 1
-SCHEMA_REVISION = 14
+SCHEMA_REVISION = 15
 
 CAP_REASONING = "reasoning"
 """Thinking is forwarded as `reasoning-delta` frames and `reasoning` parts."""
@@ -105,6 +105,10 @@ An older server answers Jupyter's 404: clients check this before offering the fo
 CAP_COMMANDS = "commands"
 """`GET chat/commands`: one registry of built-in commands, prompt templates, skills and extension commands."""
 
+CAP_REWIND = "rewind"
+"""The `rewind` command (connection and `chat/command`): files and notebooks the agent changed since a
+user message put back, and the conversation continued from before it (`RewindResult`)."""
+
 CAPABILITIES: tuple[str, ...] = (
     CAP_REASONING,
     CAP_TOOL_INPUT_STREAMING,
@@ -123,6 +127,7 @@ CAPABILITIES: tuple[str, ...] = (
     CAP_PERMISSIONS,
     CAP_PROVIDER_SETUP,
     CAP_COMMANDS,
+    CAP_REWIND,
 )
 """Everything this version of the server offers."""
 
@@ -143,6 +148,7 @@ REVISIONS: dict[int, str] = {
     "(capability provider-setup)",
     13: "ConnectionState.budget: the spend against the session's cost budgets (BudgetStatus, optional)",
     14: "GET chat/commands: CommandsResponse, the one command registry (capability commands)",
+    15: "the rewind command and chat/command rewind: RewindResult (capability rewind)",
 }
 SCHEMA_FINGERPRINTS: dict[int, str] = {
     1: "c23c2796b12e",
@@ -159,6 +165,7 @@ SCHEMA_FINGERPRINTS: dict[int, str] = {
     12: "75dd28e438e4",
     13: "12dfb85f0e6a",
     14: "b47f4f6ec28a",
+    15: "53e2ffafede2",
 }
 """`schema.schema_fingerprint()` of each revision's exported schema."""
 

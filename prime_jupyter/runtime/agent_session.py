@@ -14,6 +14,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pydantic import JsonValue
+
 from prime_jupyter.agent.loop import LoopConfig, run_loop
 from prime_jupyter.agent.retry import RetryPolicy
 from prime_jupyter.agent.tool import AnyTool
@@ -51,7 +53,9 @@ from prime_jupyter.sessions.manager import SessionManager
 
 if TYPE_CHECKING:
     from prime_jupyter.ai.errors import ProviderHints
+    from prime_jupyter.kernel.namespace import NamespaceChange
     from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
+    from prime_jupyter.notebooks.workspace import NotebookWorkspace
     from prime_jupyter.protocol.snapshot import RunningShell
     from prime_jupyter.resources.extensions.host import ExtensionDiagnostic, ExtensionHost
     from prime_jupyter.resources.library import PromptLibrary
@@ -59,7 +63,9 @@ if TYPE_CHECKING:
     from prime_jupyter.runtime.budget import SessionBudget
     from prime_jupyter.runtime.mcp_link import McpLink
     from prime_jupyter.runtime.namespace_watch import NamespaceWatch
+    from prime_jupyter.runtime.rewind import RewindReport
     from prime_jupyter.runtime.shell import ShellRun
+    from prime_jupyter.sessions.snapshots import SnapshotStore
 
 __all__ = ["EXTENSION_CONTEXT", "AgentSession", "Listener"]
 
@@ -148,10 +154,17 @@ class AgentSession:
         self._last_answer: AssistantMessage | None = None
         self.prompts: PromptLibrary | None = None
         """The prompt templates and skills `/<name>` and `/skill:<name>` expand to (None: none)."""
+        self.reload_hook: Callable[[], list[str]] | None = None
+        """What `/reload` reloads, answering the diagnostics: the host's sessions (a server: every live one,
+        and their command registries); None: this session alone."""
         self.prompt_reloader: Callable[[], tuple[PromptLibrary, str]] | None = None
         """Reads the templates and skills again, and the system prompt that lists those skills (`reload`)."""
         self.budget: SessionBudget | None = None
         """The session's cost budgets (None: it has none), checked before each model request."""
+        self.snapshots: SnapshotStore | None = None
+        """Where what the file and notebook tools changed is kept for a rewind (None: beside the transcript)."""
+        self.notebooks: NotebookWorkspace | None = None
+        """The notebook tools' workspace, which a rewind writes notebooks back through (None: no such tools)."""
         self.environment: Callable[[], dict[str, str]] | None = None
         """Makes the environment of the user's `!` commands (a server's, without its provider keys:
         `runtime.environment`); None: this process's."""
@@ -402,6 +415,8 @@ class AgentSession:
         word, _, _args = text.strip().partition(" ")
         if word == "/mcp":
             return self._command_run(self._mcp_report)
+        if word == "/reload":
+            return self._command_run(self._reload_report)
         return None
 
     async def _command_run(self, command: Callable[[], None]) -> None:
@@ -417,6 +432,16 @@ class AgentSession:
             self.ui.notify("No MCP servers: add them to ~/.prime/agent/mcp.json or .prime/agent/mcp.json.")
             return
         self.ui.notify(self._mcp.report())
+
+    def _reload_report(self) -> None:
+        """`/reload`: the prompt templates and skills read again (where the host says: every live session
+        of a server), and what was found, as notices."""
+        problems = self.reload_hook() if self.reload_hook is not None else self.reload_resources()
+        prompts = self.prompts
+        found = f"{len(prompts.templates)} prompt templates and {len(prompts.skills)} skills" if prompts else "nothing"
+        self.ui.notify(f"Reloaded the prompt templates and skills: {found}.")
+        for problem in problems:
+            self.ui.notify(problem, "warning")
 
     def notify(self, message: str, level: str = "info") -> None:
         """A notice on every surface of the session (an extension's `prime.notify`)."""
@@ -448,9 +473,25 @@ class AgentSession:
             found = await self.namespace.after_run() if self.namespace is not None else None
             if found:
                 self.ui.notify(f"Kernel: {found.report()}")
+                self._record_kernel_changes(found)
         finally:
             if held is not None:
                 self.emit(held)
+
+    def _record_kernel_changes(self, found: NamespaceChange) -> None:
+        """What the run's code did to the kernel, for a rewind to name (the kernel keeps it)."""
+        from prime_jupyter.runtime.rewind import KERNEL_CHANGES_ENTRY
+
+        data: dict[str, JsonValue] = {
+            "created": [v.name for v in found.created],
+            "changed": [v.name for v in found.changed],
+            "deleted": list(found.deleted),
+            "report": found.report(),
+        }
+        try:
+            self.manager.append_custom(KERNEL_CHANGES_ENTRY, data)
+        except PrimeError as error:  # the run's end is told all the same
+            log.warning("cannot record the kernel's changes: %s", error)
 
     def _stopped_by(self, error: Exception) -> None:
         """End a run that broke (a transcript that cannot be written, a bug) the way a failed model call
@@ -608,6 +649,13 @@ class AgentSession:
             if messages:
                 summary = await self._compactor.summarise(messages, None, custom_instructions)
         return self.manager.navigate(target_id, summary).editor_text
+
+    async def rewind(self, entry_id: str) -> RewindReport:
+        """Put the files and notebooks the agent changed since the user message `entry_id` back as they
+        were, and continue from before it as a new branch (`runtime.rewind`)."""
+        from prime_jupyter.runtime.rewind import rewind
+
+        return await rewind(self, entry_id, self.notebooks)
 
     async def compact(self, instructions: str | None = None) -> bool:
         if self.is_running:

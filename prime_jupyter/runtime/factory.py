@@ -15,6 +15,7 @@ from prime_jupyter.resources.library import PromptLibrary
 from prime_jupyter.resources.skills import skills_prompt
 from prime_jupyter.runtime.agent_session import AgentSession
 from prime_jupyter.runtime.budget import BudgetLimits, SessionBudget, UsageLedger
+from prime_jupyter.runtime.changes import keep_changes
 from prime_jupyter.runtime.permissions import PermissionMode, choose_mode
 from prime_jupyter.runtime.resources import PromptOptions, build_system_prompt
 from prime_jupyter.runtime.secrets import redacting
@@ -216,8 +217,11 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
         from prime_jupyter.tools.ask import make_ask_tool
 
         session.tools.append(make_ask_tool(session.ui.ask))
-    if tool_set.kernel is not None:
+    if tool_set.kernel is not None and tool_set.borrows_kernel:
+        tool_set.kernel.prewarm()
+    elif tool_set.kernel is not None:
         session.subscribe(start_kernel_ahead(tool_set.kernel))
+    keep_changes(session, tools, str(workdir), str(root) if root is not None else None, tool_set.notebooks)
     return session
 
 

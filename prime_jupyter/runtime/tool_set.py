@@ -56,6 +56,9 @@ class ToolSet:
     disposers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     kernel: IpythonKernelProvisioner | None = None
     """The kernel of the `ipython` tool, when the set has it."""
+    borrows_kernel: bool = False
+    """The `ipython` tool runs in a notebook's own kernel, which is there already: attaching to it starts
+    nothing, so the session attaches at once (and tells the model what it holds before the first prompt)."""
     notebooks: NotebookWorkspace | None = None
     """What the notebook tools share, when the set has them."""
 
@@ -148,6 +151,7 @@ def _add_notebook_ipython(
     prompt = NOTEBOOK_KERNEL_PROMPT.format(path=notebook)
     result.guidance = "\n\n".join(part for part in (prompt, result.guidance) if part)
     result.kernel = provisioner
+    result.borrows_kernel = True
 
 
 def _add_notebook_tool(result: ToolSet, name: str, model: Model, make: Callable[[], NotebookWorkspace]) -> None:
@@ -187,6 +191,7 @@ def _pi_tool(name: str, cwd: str, root: str | None, environment: Callable[[], di
 
 
 def _add_ipython(result: ToolSet, cwd: Path, model: Model, kernel: KernelConfig) -> None:
+    from prime_jupyter.kernel.inprocess import InProcessLauncher
     from prime_jupyter.tools.ipython import make_kernel_tool
 
     tool, guidance, provisioner = make_kernel_tool(
@@ -200,6 +205,7 @@ def _add_ipython(result: ToolSet, cwd: Path, model: Model, kernel: KernelConfig)
     result.guidance = "\n\n".join(part for part in (guidance, result.guidance) if part)
     result.disposers.append(provisioner.dispose)
     result.kernel = provisioner
+    result.borrows_kernel = isinstance(provisioner.launcher, InProcessLauncher)  # `%%prime`: the notebook's shell
 
 
 CallRunner = Callable[[Callable[[], object]], Awaitable[object]]

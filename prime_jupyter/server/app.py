@@ -15,10 +15,16 @@ from typing import TYPE_CHECKING
 
 from jupyter_server.extension.application import ExtensionApp
 from jupyter_server.utils import url_path_join
-from traitlets import Bool, Enum, Float, Int, List, Unicode
+from traitlets import Bool, Enum, Float, Int, List, Unicode, default
 
 from prime_jupyter.runtime.permissions import PERMISSION_MODES
-from prime_jupyter.server.config import BRIDGE_SETTING, BridgeConfig, CullPolicy
+from prime_jupyter.server.config import (
+    BRIDGE_SETTING,
+    HUB_CULL_IDLE_TIMEOUT_S,
+    BridgeConfig,
+    CullPolicy,
+    under_jupyterhub,
+)
 from prime_jupyter.server.lazy import API_PATH, LazyRoutes
 
 if TYPE_CHECKING:
@@ -64,11 +70,11 @@ class PrimeApp(ExtensionApp):
         " a start over the cap is refused, and the agent is told to close a session or wait for culling.",
     )
     cull_idle_timeout = Int(
-        0,
         config=True,
         help="Seconds without activity after which an agent kernel is shut down (culled); its session stays"
         " open and its next ipython call starts a fresh kernel, telling the model its state is gone. 0 or"
-        " less: never. As MappingKernelManager.cull_idle_timeout, for the agent's kernels only.",
+        " less: never. As MappingKernelManager.cull_idle_timeout, for the agent's kernels only. Default:"
+        f" {HUB_CULL_IDLE_TIMEOUT_S} in a JupyterHub single-user server (many users share the machine), else 0.",
     )
     cull_interval = Int(
         300, config=True, help="Seconds between checks for idle agent kernels (as MappingKernelManager.cull_interval)."
@@ -85,6 +91,11 @@ class PrimeApp(ExtensionApp):
         help="Cull agent kernels whose execution state is busy too; never one the agent is running code on"
         " (as MappingKernelManager.cull_busy).",
     )
+
+    @default("cull_idle_timeout")
+    def _cull_under_a_hub(self) -> int:
+        return HUB_CULL_IDLE_TIMEOUT_S if under_jupyterhub(os.environ) else 0
+
     default_permission_mode = Enum(
         PERMISSION_MODES,
         "ask",

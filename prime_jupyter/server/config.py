@@ -6,13 +6,23 @@ without a Jupyter server.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["BRIDGE_SETTING", "BridgeConfig", "CullPolicy"]
+__all__ = ["BRIDGE_SETTING", "HUB_CULL_IDLE_TIMEOUT_S", "BridgeConfig", "CullPolicy", "under_jupyterhub"]
 
 BRIDGE_SETTING = "prime_bridge"
 """Web-app setting holding a function that returns the bridge (made on first use, like the routes)."""
+
+HUB_CULL_IDLE_TIMEOUT_S = 3600
+"""`c.PrimeApp.cull_idle_timeout` under JupyterHub unless set: an hour idle frees an agent kernel's memory
+(about 50 MiB each) on a machine many users share; its session stays, and says so when code runs again."""
+
+
+def under_jupyterhub(environ: Mapping[str, str]) -> bool:
+    """Whether this server is a JupyterHub single-user server (the hub's spawner sets these variables)."""
+    return bool(environ.get("JUPYTERHUB_SERVICE_PREFIX") or environ.get("JUPYTERHUB_API_TOKEN"))
 
 
 @dataclass(frozen=True)

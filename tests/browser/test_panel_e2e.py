@@ -10,6 +10,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import nbformat
 import pytest
 from kit.browser import Lab, finish_scenario, run_scenario, start_lab, start_scenario, wait_for_file, write_agent_dir
 
@@ -136,6 +137,20 @@ def test_the_session_list_switches_sessions(lab: Lab, turns: ScriptedLLMServer) 
     assert report["forkId"] not in report["left"] and report["ids"][0] in report["left"]
 
 
+def test_rewind_undoes_the_agents_notebook_change_and_puts_the_message_back(lab: Lab, turns: ScriptedLLMServer) -> None:
+    root = lab.log.parent / "root"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")]), root / "rewind.ipynb")
+    edit = {"action": "insert", "source": "y = 2"}
+    turns.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="notebook_edit", arguments={"path": "rewind.ipynb", "edits": [edit]})])
+    )
+    turns.enqueue(ScriptedTurn(blocks=[Text(text="Inserted a cell.")]))
+    report = run_scenario(lab, "rewind", {"prompt": "Add a cell", "expect": "Inserted a cell."})
+    assert [cell.source for cell in nbformat.read(root / "rewind.ipynb", as_version=4).cells] == ["x = 1"]
+    assert any("Rewound: restored rewind.ipynb." in text for text in report["notified"]), report["notified"]
+    assert report["composer"] == "Add a cell" and report["messages"] == []
+
+
 def test_enter_steers_and_alt_enter_queues_a_follow_up(lab: Lab, turns: ScriptedLLMServer) -> None:
     turns.enqueue(
         ScriptedTurn(blocks=[Text(text=LONG_ANSWER, chunks=100)], chunk_delay_s=0.05),
@@ -219,3 +234,17 @@ def test_the_session_exports_as_a_notebook_that_opens_in_lab(lab: Lab, turns: Sc
     ]
     assert {c["prime"]["session"] for c in report["cells"]} == {report["sessionId"]}
     assert report["cells"][1]["prime"]["model"] == "scripted/m1"
+
+
+def test_the_slash_menu_completes_a_template_from_the_registry(lab: Lab, turns: ScriptedLLMServer) -> None:
+    prompts = lab.log.parent / "agent" / "prompts"
+    prompts.mkdir(exist_ok=True)
+    (prompts / "review.md").write_text(
+        "---\ndescription: review a file\nargument-hint: <path>\n---\nReview $1 carefully."
+    )
+    turns.enqueue(ScriptedTurn(blocks=[Text(text="Reviewed it.")]))
+    report = run_scenario(lab, "commands", {"typed": "/re", "argument": "notes.py", "expect": "Reviewed it."})
+    assert report["listed"] == ["reload", "review"]  # what a prompt can name: no /model, no /resume here
+    assert report["picked"] == "/review "
+    body = turns.requests[-1].body
+    assert isinstance(body, dict) and body["messages"][-1]["content"][0]["text"] == "Review notes.py carefully."

@@ -37,3 +37,34 @@ async def test_reload_lists_a_new_template_in_the_registry(
         assert "model" in listed
     finally:
         await connection.dispose()
+
+
+@pytest.mark.asyncio
+async def test_reload_typed_as_a_prompt_reloads_and_says_what_it_found(
+    tmp_path: Path, llm: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from prime_jupyter.connection import LocalTarget, open_connection
+    from prime_jupyter.connection.types import SessionEventReceived
+    from prime_jupyter.protocol.events import Notify
+
+    monkeypatch.setenv("HOME", str(tmp_path / "nobody"))
+    write_agent_dir(tmp_path / "agent", llm)
+    connection = await open_connection(LocalTarget(cwd=tmp_path, model="scripted/m1", agent_dir=tmp_path / "agent"))
+    told: list[str] = []
+    connection.subscribe(
+        lambda e: (
+            told.append(e.event.message)
+            if isinstance(e, SessionEventReceived) and isinstance(e.event, Notify)
+            else None
+        )
+    )
+    try:
+        (tmp_path / "agent" / "prompts").mkdir()
+        (tmp_path / "agent" / "prompts" / "tidy.md").write_text("Tidy $@.")
+        await connection.prompt("/reload")
+        await connection.wait_for_idle()
+        assert told == ["Reloaded the prompt templates and skills: 1 prompt templates and 0 skills."]
+        assert "tidy" in [c.name for c in connection.extensions.commands()]
+        assert llm.requests == []
+    finally:
+        await connection.dispose()

@@ -27,6 +27,7 @@ from prime_jupyter.protocol.version import (
     CAP_CONNECTION,
     CAP_EXPORT_IPYNB,
     CAP_KERNEL_CONTROL,
+    CAP_REWIND,
     CAP_SEED_MESSAGES,
     CAP_SHELL_EVENTS,
     CAP_TREE_EDITS,
@@ -143,7 +144,7 @@ async def test_labels_clones_and_kernel_control_are_refused_locally_when_the_ser
     other: tuple[OtherServer, ServerEndpoint],
 ) -> None:
     server, endpoint = other
-    server.capabilities = [c for c in CAPABILITIES if c not in (CAP_TREE_EDITS, CAP_KERNEL_CONTROL)]
+    server.capabilities = [c for c in CAPABILITIES if c not in (CAP_TREE_EDITS, CAP_KERNEL_CONTROL, CAP_REWIND)]
     conn = await HttpAgentConnection.connect(endpoint)
     try:
         calls = {
@@ -151,6 +152,7 @@ async def test_labels_clones_and_kernel_control_are_refused_locally_when_the_ser
             "clone": (conn.clone(), CAP_TREE_EDITS),
             "interrupt_kernel": (conn.interrupt_kernel(), CAP_KERNEL_CONTROL),
             "restart_kernel": (conn.restart_kernel(), CAP_KERNEL_CONTROL),
+            "rewind": (conn.rewind("e1"), CAP_REWIND),
         }
         for feature, (call, capability) in calls.items():
             with pytest.raises(AgentConnectionUnsupportedError, match="upgrade prime-jupyter on the server") as raised:

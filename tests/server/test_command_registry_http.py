@@ -10,6 +10,7 @@ from pathlib import Path
 from kit.server import PrimeClient
 
 from prime_jupyter.protocol.version import CAP_COMMANDS, CAPABILITIES
+from prime_jupyter.testing import ScriptedLLMServer
 
 
 def write_resources(agent_dir: Path, root: Path) -> None:
@@ -60,3 +61,17 @@ async def test_without_a_session_the_commands_are_those_of_a_new_session_in_the_
     assert commands["skill:plotting"][2] == "skill"
     assert commands["new"] == ("start a new session", "", "builtin")
     assert CAP_COMMANDS in CAPABILITIES
+
+
+async def test_reload_typed_in_one_session_reloads_every_live_session(
+    prime: PrimeClient, agent_dir: Path, llm: ScriptedLLMServer
+) -> None:
+    first, second = await prime.new_session(), await prime.new_session()
+    assert "tidy" not in by_name(await prime.get("chat/commands", sessionId=second))
+    (agent_dir / "prompts").mkdir()
+    (agent_dir / "prompts" / "tidy.md").write_text("---\ndescription: tidy the files\n---\nTidy $@.")
+    frames = await prime.turn(first, "/reload")
+    told = [f["message"] for f in frames if f["type"] == "notify"]
+    assert told == ["Reloaded the prompt templates and skills: 1 prompt templates and 0 skills."], frames
+    assert by_name(await prime.get("chat/commands", sessionId=second))["tidy"] == ("tidy the files", "", "template")
+    assert llm.requests == []  # a command, not a turn: nothing asked of the model

@@ -85,3 +85,19 @@ async def test_without_the_settings_kernels_are_neither_capped_nor_culled(prime:
         await prime.new_session()
     kernel = await kernel_until(prime, lambda k: k["running"] == 2)
     assert kernel["ready"]
+
+
+def test_under_jupyterhub_idle_agent_kernels_are_culled_unless_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    from traitlets.config import Config
+
+    from prime_jupyter.server.app import PrimeApp
+    from prime_jupyter.server.config import HUB_CULL_IDLE_TIMEOUT_S
+
+    for name in ("JUPYTERHUB_SERVICE_PREFIX", "JUPYTERHUB_API_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    assert PrimeApp().cull_idle_timeout == 0  # a server of one's own: nothing culled unless asked
+    monkeypatch.setenv("JUPYTERHUB_SERVICE_PREFIX", "/user/alice/")
+    assert PrimeApp().cull_idle_timeout == HUB_CULL_IDLE_TIMEOUT_S == 3600
+    config = Config()
+    config.PrimeApp.cull_idle_timeout = 0
+    assert PrimeApp(config=config).cull_idle_timeout == 0  # an administrator's setting wins

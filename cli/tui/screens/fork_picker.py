@@ -21,13 +21,16 @@ __all__ = ["ForkPicker"]
 class ForkPicker(Picker[str]):
     """Dismisses with the id of the user message to fork from (None: cancelled)."""
 
-    def __init__(self, messages: Sequence[TreeNode]) -> None:
+    def __init__(
+        self, messages: Sequence[TreeNode], title: str = "Fork from a message (Enter forks, Esc closes)"
+    ) -> None:
         super().__init__(classes="dialog-screen")
         self.messages = list(messages)
+        self.title_text = title
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog picker"):
-            yield Label("Fork from a message (Enter forks, Esc closes)", classes="dialog-title")
+            yield Label(self.title_text, classes="dialog-title")
             yield OrderedInput(placeholder="filter", id="filter")
             yield OptionList(id="choices")
 

@@ -2,7 +2,8 @@
  * The prompt and its controls. Keys: Enter sends; Shift+Enter is a new line; Enter while a run goes
  * on steers it; Alt+Enter queues a follow-up; Escape aborts (what was still queued comes back here).
  * The model and thinking-level pickers are fed by `chat/models`: the first choice names the server's
- * default, the last lets the user type any `provider/model-id`.
+ * default, the last lets the user type any `provider/model-id`. Typing `/` opens the command menu
+ * (`commandmenu.ts`).
  */
 import { InputDialog, showErrorMessage } from '@jupyterlab/apputils';
 import { stopIcon } from '@jupyterlab/ui-components';
@@ -10,6 +11,7 @@ import { Widget } from '@lumino/widgets';
 
 import type { ChatController, SendMode } from '../controller';
 import type { ModelInfo, ModelRef } from '../protocol';
+import { CommandMenu } from './commandmenu';
 import { button, h } from './dom';
 
 const IDLE_HINT = 'Ask Prime… (Enter sends, Shift+Enter for a new line)';
@@ -28,6 +30,8 @@ export class Composer extends Widget {
   private readonly stop: HTMLButtonElement;
   private modelsShown: unknown = null;
   private modelKey = '';
+  private readonly menu: CommandMenu;
+  private menuSession: string | null = null;
 
   constructor(private readonly controller: ChatController) {
     super();
@@ -36,7 +40,14 @@ export class Composer extends Widget {
     this.prompt.placeholder = IDLE_HINT;
     this.prompt.setAttribute('aria-label', 'Message to Prime');
     this.prompt.addEventListener('keydown', event => this.onKey(event));
-    this.prompt.addEventListener('input', () => this.grow());
+    this.prompt.addEventListener('input', () => {
+      this.grow();
+      this.menu.update(this.prompt.value);
+    });
+    this.menu = new CommandMenu(
+      () => controller.commands(),
+      text => this.setText(text)
+    );
     this.modelPicker.title = 'Model';
     this.thinkingPicker.title = 'Thinking level';
     this.modelPicker.addEventListener('change', () => this.pickModel());
@@ -45,7 +56,7 @@ export class Composer extends Widget {
     this.stop = button({ icon: stopIcon, label: 'Stop', title: 'Stop the run (Escape)', className: 'jp-PrimeComposer-stop', onClick: () => void controller.abort() });
     const controls = h('div', 'jp-PrimeComposer-controls');
     controls.append(this.modelPicker, this.thinkingPicker, h('span', 'jp-PrimeComposer-spacer'), this.stop, this.send);
-    this.node.append(this.prompt, controls);
+    this.node.append(this.menu.node, this.prompt, controls);
   }
 
   /** Put text in the prompt (e.g. a forked message, or a notebook cell to ask about) and focus it. */
@@ -66,6 +77,11 @@ export class Composer extends Widget {
       const typed = this.prompt.value.trim();
       this.setText(typed ? `${draft}\n\n${this.prompt.value}` : draft);
     }
+    const sessionId = this.controller.state.sessionId;
+    if (sessionId !== this.menuSession) {
+      this.menuSession = sessionId;
+      this.menu.forget(); // another session may have other templates (its folder's)
+    }
     const running = this.controller.running;
     this.prompt.placeholder = running ? RUNNING_HINT : IDLE_HINT;
     this.stop.hidden = !running;
@@ -75,7 +91,9 @@ export class Composer extends Widget {
   }
 
   private onKey(event: KeyboardEvent): void {
-    if (event.key === 'Escape') {
+    if (this.menu.key(event)) {
+      event.preventDefault();
+    } else if (event.key === 'Escape') {
       event.preventDefault();
       void this.controller.abort();
     } else if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
@@ -91,6 +109,10 @@ export class Composer extends Widget {
     }
     this.prompt.value = '';
     this.grow();
+    this.menu.close();
+    if (/^\/reload(\s|$)/.test(text.trim())) {
+      this.menu.forget(); // the templates and skills are read again
+    }
     void this.controller.send(text, mode);
   }
 

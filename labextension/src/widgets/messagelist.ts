@@ -11,6 +11,7 @@ import { firstText, isToolPart } from '../wire';
 import type { IPanelContext } from './context';
 import { button, h } from './dom';
 import { enlargeable, openLightbox } from './lightbox';
+import { rewindTo } from './rewind';
 import { IPartEnv, IPartWidget, partWidget } from './parts';
 
 /** How many messages are rendered at first, and added each time the user scrolls to the top. */
@@ -108,6 +109,16 @@ class MessageWidget extends Panel {
           onClick: () => void this.context.controller.fork(message.id)
         })
       );
+      if (this.context.controller.canRewind) {
+        nodes.push(
+          button({
+            label: 'Rewind',
+            title: "Undo the agent's file and notebook changes since this message, and go on from before it",
+            className: 'jp-PrimeMessage-rewind',
+            onClick: () => void rewindTo(this.context.controller, message.id)
+          })
+        );
+      }
     }
     if (message.role === 'assistant') {
       nodes.push(

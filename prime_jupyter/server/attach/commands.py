@@ -30,6 +30,7 @@ from prime_jupyter.protocol.commands import (
     NewSessionCommand,
     RenameSessionCommand,
     RestartKernelCommand,
+    RewindCommand,
     SetLabelCommand,
     SwitchSessionCommand,
 )
@@ -77,6 +78,10 @@ async def _run(ctx: CommandContext, command: Command) -> WireModel:
         navigated = await connection.navigate_tree(command.target_id, command.summarize, command.custom_instructions)
         ctx.live.history_changed()
         return navigated
+    if isinstance(command, RewindCommand):
+        rewound = await connection.rewind(command.entry_id)
+        ctx.live.history_changed()
+        return rewound
     common = await run_common_command(connection, command)
     return common if common is not None else await _run_session_command(ctx, command)
 

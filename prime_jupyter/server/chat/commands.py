@@ -1,10 +1,10 @@
 """`POST chat/command`: the slash commands the panel can run (`protocol.chat_commands`).
 
-Most go through the session's connection. `tree` with an `entryId` moves the leaf, so every client
-gets `resync-required{history-changed}`. `fork` and `clone` write a new transcript (model and thinking
-level copied) and leave the source session as it is, live and streaming; the new session opens on
-first use. (The connection's own `fork` replaces its session instead, which is what a terminal wants
-and not what a server holding many sessions wants.)
+Most go through the session's connection. `tree` with an `entryId` moves the leaf, and `rewind` puts
+back what the agent changed and moves it too, so every client gets `resync-required{history-changed}`.
+`fork` and `clone` write a new transcript (model and thinking level copied) and leave the source session
+as it is, live and streaming; the new session opens on first use. (The connection's own `fork` replaces
+its session instead, which is what a terminal wants and not what a server holding many sessions wants.)
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from prime_jupyter.protocol.chat_commands import (
     ChatExportCommand,
     ChatForkCommand,
     ChatNameCommand,
+    ChatRewindCommand,
     ChatTreeCommand,
     ContextResult,
     ForkResult,
@@ -55,6 +56,10 @@ async def run_command(
             return await connection.export(export_format(fmt, path), export_target(live.session.cwd, path, confined_to))
         case ChatContextCommand():
             return _context(live)
+        case ChatRewindCommand(entry_id=entry_id):
+            rewound = await connection.rewind(entry_id)
+            live.history_changed()
+            return rewound
 
 
 async def _tree(live: LiveSession, command: ChatTreeCommand) -> TreeResult:

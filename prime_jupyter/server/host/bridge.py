@@ -260,6 +260,7 @@ class PrimeBridge:
         if self.config.dialog_timeout_s > 0:  # else the session's settings.json (default: wait)
             session.ui.default_timeout_s = self.config.dialog_timeout_s
         connection = InProcessAgentConnection(session, options)
+        session.reload_hook = self.reload_resources  # `/reload` in any session reloads every live one
         live = LiveSession(connection, self.config.ring_size, tune_process_memory=self.config.tune_process_memory)
         self._live[live.session_id] = live
         self.dialogs.watch(live)

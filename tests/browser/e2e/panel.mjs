@@ -262,6 +262,51 @@ const scenarios = {
     return { ids, listed, shown, forkId, forked, left };
   },
 
+  /** Rewind on a user message: Lab's dialog, the agent's notebook change undone, the report as a notification,
+   * the conversation back to before the message and its text back in the composer. */
+  async rewind(lab, { prompt, expect }) {
+    await lab.open();
+    await lab.ready();
+    await lab.newSession();
+    await lab.send(prompt);
+    await lab.waitForAnswer(expect);
+    await lab.idle();
+    const user = `${PANEL} .jp-PrimeMessage[data-role="user"]`;
+    await lab.page.hover(user);
+    await lab.page.click(`${user} .jp-PrimeMessage-rewind`);
+    await lab.page.waitForSelector('.jp-Dialog');
+    await lab.shot('22-rewind-dialog');
+    await lab.page.click('.jp-Dialog .jp-mod-accept');
+    const toast = '.Toastify__toast';
+    await lab.page.waitForFunction(sel => [...document.querySelectorAll(sel)].some(t => t.textContent.includes('Rewound')), toast);
+    await lab.page.waitForFunction(sel => document.querySelectorAll(`${sel} .jp-PrimeMessage`).length === 0, PANEL);
+    await lab.page.waitForFunction(([sel, text]) => document.querySelector(sel)?.value === text, [PROMPT, prompt]);
+    await lab.shot('23-rewound');
+    const notified = await lab.page.locator(toast).evaluateAll(nodes => nodes.map(n => n.textContent));
+    return { notified, composer: await lab.page.inputValue(PROMPT), messages: await lab.messages() };
+  },
+
+  /** The `/` menu: the commands a prompt can name, filtered as typed; Tab takes one, Enter sends it. */
+  async commands(lab, { typed, argument, expect }) {
+    await lab.open();
+    await lab.ready();
+    await lab.newSession();
+    await lab.page.click(PROMPT);
+    await lab.page.keyboard.type(typed);
+    const item = `${PANEL} .jp-PrimeCommands-item`;
+    await lab.page.waitForSelector(item);
+    const listed = await lab.page.locator(item).evaluateAll(nodes => nodes.map(n => n.dataset.name));
+    await lab.shot('24-command-menu');
+    await lab.page.keyboard.press('ArrowDown');
+    await lab.page.keyboard.press('Tab');
+    const picked = await lab.page.inputValue(PROMPT);
+    await lab.page.keyboard.type(argument);
+    await lab.page.keyboard.press('Enter');
+    await lab.waitForAnswer(expect);
+    await lab.idle();
+    return { listed, picked, messages: await lab.messages() };
+  },
+
   /** The dark theme: the panel takes Lab's dark colours. */
   async dark(lab, { prompt, expect }) {
     await lab.open();
