@@ -146,3 +146,23 @@ def test_mode_switches_the_permission_mode_and_plan_offers_only_read_only_tools(
     assert "ask" in offered and offered <= {"read", "notebook_read", "ask"}  # the module's tools vary by test
     assert "plan mode" in json.dumps(sent(llm)["system"])
     assert "ask, accept-edits, plan, auto" in kernel.run("%prime mode yolo").text()
+
+
+def test_rewind_undoes_the_file_change_of_the_last_prompt(kernel: Kernel, llm: ScriptedLLMServer) -> None:
+    kernel.run("%prime tools write,read")
+    where = kernel.run(
+        "import os, pathlib\nplan = pathlib.Path(os.getcwd(), 'plan.txt')\nplan.write_text('v1')\nprint(plan)"
+    )
+    path = where.text().strip()
+    llm.enqueue(
+        ScriptedTurn(blocks=[ToolCall(name="write", arguments={"path": path, "content": "v2"})]),
+        ScriptedTurn(blocks=[Text(text="wrote v2")]),
+    )
+    kernel.run("%%prime\nwrite v2")
+    assert kernel.run("print(plan.read_text())").text().strip() == "v2"
+    said = kernel.run("%prime rewind").text()
+    assert said.startswith("Rewound: restored plan.txt."), said
+    assert kernel.run("print(plan.read_text())").text().strip() == "v1"
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="fresh")]))
+    kernel.run("%%prime\nsomething else")
+    assert "write v2" not in json.dumps(sent(llm)["messages"])  # the conversation went on from before it
