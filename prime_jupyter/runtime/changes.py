@@ -133,7 +133,7 @@ class ChangeRecorder:
             return None
         try:
             if call.name in FILE_TOOLS:
-                from prime_jupyter.tools._paths import display_path, resolve_path
+                from prime_jupyter.tools.filepaths import display_path, resolve_path
 
                 path = resolve_path(given, self.cwd, self.root)
                 return Target("file", str(path), str(path), display_path(path, self.cwd))

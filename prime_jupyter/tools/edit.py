@@ -18,9 +18,9 @@ from prime_jupyter._atomic import atomic_write
 from prime_jupyter.agent.tool import AgentTool, AgentToolResult, ToolUpdate, text_result
 from prime_jupyter.ai.abort import AbortedError, AbortSignal
 from prime_jupyter.errors import ToolError
-from prime_jupyter.tools._paths import display_path, os_error, refuse_notebook, resolve_path
 from prime_jupyter.tools._replace import Replacement, apply_replacements
 from prime_jupyter.tools._truncate import format_size, truncate_head
+from prime_jupyter.tools.filepaths import display_path, os_error, refuse_notebook, resolve_path
 
 __all__ = ["EditParams", "TextEdit", "make_edit_tool"]
 

@@ -14,7 +14,6 @@ from prime_jupyter.agent.tool import AgentTool, AgentToolResult, ToolUpdate, tex
 from prime_jupyter.ai.abort import AbortSignal
 from prime_jupyter.ai.types import ImageContent, TextContent
 from prime_jupyter.errors import ToolError
-from prime_jupyter.tools._paths import os_error, resolve_path
 from prime_jupyter.tools._scan import Window, scan_window
 from prime_jupyter.tools._truncate import (
     DEFAULT_MAX_BYTES,
@@ -23,6 +22,7 @@ from prime_jupyter.tools._truncate import (
     format_size,
     truncate_head,
 )
+from prime_jupyter.tools.filepaths import os_error, resolve_path
 
 __all__ = ["MAX_IMAGE_BYTES", "ReadParams", "make_read_tool"]
 

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field, JsonValue
 from prime_jupyter._atomic import atomic_write
 from prime_jupyter.agent.tool import AgentTool, AgentToolResult, ToolUpdate, text_result
 from prime_jupyter.ai.abort import AbortedError, AbortSignal
-from prime_jupyter.tools._paths import display_path, os_error, refuse_notebook, resolve_path
+from prime_jupyter.tools.filepaths import display_path, os_error, refuse_notebook, resolve_path
 
 __all__ = ["WriteParams", "make_write_tool"]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from prime_jupyter.errors import ToolError
-from prime_jupyter.tools._paths import display_path, os_error, resolve_path
+from prime_jupyter.tools.filepaths import display_path, os_error, resolve_path
 
 
 def test_relative_path_joins_cwd_and_dots_collapse() -> None:
