@@ -310,7 +310,7 @@ class InProcessAgentConnection:
         return NavigateResult(editor_text=editor_text)
 
     async def rewind(self, entry_id: str) -> RewindResult:
-        return (await self.session.rewind(entry_id)).result()
+        return await self.session.rewind(entry_id)
 
     async def rename_session(self, name: str, session_id: str | None = None) -> None:
         name = session_name(name)  # the rules of the command over HTTP

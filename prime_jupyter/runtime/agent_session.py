@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from prime_jupyter.kernel.namespace import NamespaceChange
     from prime_jupyter.kernel.provisioner import IpythonKernelProvisioner
     from prime_jupyter.notebooks.workspace import NotebookWorkspace
+    from prime_jupyter.protocol.common import RewindResult
     from prime_jupyter.protocol.snapshot import RunningShell
     from prime_jupyter.resources.extensions.host import ExtensionDiagnostic, ExtensionHost
     from prime_jupyter.resources.library import PromptLibrary
@@ -63,7 +64,6 @@ if TYPE_CHECKING:
     from prime_jupyter.runtime.budget import SessionBudget
     from prime_jupyter.runtime.mcp_link import McpLink
     from prime_jupyter.runtime.namespace_watch import NamespaceWatch
-    from prime_jupyter.runtime.rewind import RewindReport
     from prime_jupyter.runtime.shell import ShellRun
     from prime_jupyter.sessions.snapshots import SnapshotStore
 
@@ -650,7 +650,7 @@ class AgentSession:
                 summary = await self._compactor.summarise(messages, None, custom_instructions)
         return self.manager.navigate(target_id, summary).editor_text
 
-    async def rewind(self, entry_id: str) -> RewindReport:
+    async def rewind(self, entry_id: str) -> RewindResult:
         """Put the files and notebooks the agent changed since the user message `entry_id` back as they
         were, and continue from before it as a new branch (`runtime.rewind`)."""
         from prime_jupyter.runtime.rewind import rewind

@@ -14,11 +14,9 @@ import asyncio
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-from pydantic import JsonValue
 
 from prime_jupyter._atomic import atomic_write
 from prime_jupyter.ai.types import AssistantMessage, ToolCall, UserMessage
@@ -32,7 +30,7 @@ if TYPE_CHECKING:
     from prime_jupyter.notebooks.workspace import NotebookWorkspace
     from prime_jupyter.runtime.agent_session import AgentSession
 
-__all__ = ["CODE_TOOLS", "KERNEL_CHANGES_ENTRY", "REWIND_ENTRY", "RewindReport", "rewind", "session_snapshots"]
+__all__ = ["CODE_TOOLS", "KERNEL_CHANGES_ENTRY", "REWIND_ENTRY", "rewind", "session_snapshots", "summary"]
 
 KERNEL_CHANGES_ENTRY = "prime.kernel-changes"
 """What a run's code did to the kernel's names (`{"created", "changed", "deleted", "report"}`), as the user
@@ -41,53 +39,19 @@ REWIND_ENTRY = "prime.rewind"
 CODE_TOOLS = ("ipython", "bash", "notebook_run")
 
 
-@dataclass
-class RewindReport:
-    editor_text: str | None = None
-    """The user message's text, to edit and send again."""
-    restored: list[str] = field(default_factory=list)
-    conflicts: list[str] = field(default_factory=list)
-    """Changed by someone else since the agent's last change: kept as they are."""
-    left: list[str] = field(default_factory=list)
-    """What could not be put back, each with why."""
-    code_runs: dict[str, int] = field(default_factory=dict)
-    """Calls whose code ran since (tool name, or `!` for the user's commands): their effects stay."""
-    kernel: list[str] = field(default_factory=list)
-    """What the runs' code did to the kernel's names since, as each run told it (the kernel keeps it)."""
-
-    def text(self) -> str:
-        """One summary every surface shows."""
-        lines = [f"Rewound: restored {_names(self.restored)}." if self.restored else "Rewound: no file to restore."]
-        if self.conflicts:
-            lines.append(f"Kept, changed by someone else since: {_names(self.conflicts)}.")
-        lines.extend(f"Not restored: {item}." for item in self.left)
-        if self.code_runs:
-            runs = ", ".join(f"{count} {_plural(name, count)}" for name, count in self.code_runs.items())
-            lines.append(f"Code ran since ({runs}): what it changed on disk is not undone.")
-        if self.kernel:
-            lines.append(f"The kernel is not rolled back: since then its code {'; '.join(self.kernel)}.")
-        return "\n".join(lines)
-
-    def result(self) -> RewindResult:
-        """The report as the wire has it (`rewind`'s result)."""
-        return RewindResult(
-            editor_text=self.editor_text,
-            restored=list(self.restored),
-            conflicts=list(self.conflicts),
-            left=list(self.left),
-            code_runs=dict(self.code_runs),
-            kernel=list(self.kernel),
-            summary=self.text(),
-        )
-
-    def as_data(self) -> dict[str, JsonValue]:
-        return {
-            "restored": list(self.restored),
-            "conflicts": list(self.conflicts),
-            "left": list(self.left),
-            "codeRuns": dict(self.code_runs),
-            "kernel": list(self.kernel),
-        }
+def summary(result: RewindResult) -> str:
+    """The few lines every surface shows of a rewind."""
+    restored, conflicts = result.restored, result.conflicts
+    lines = [f"Rewound: restored {', '.join(restored)}." if restored else "Rewound: no file to restore."]
+    if conflicts:
+        lines.append(f"Kept, changed by someone else since: {', '.join(conflicts)}.")
+    lines.extend(f"Not restored: {item}." for item in result.left)
+    if result.code_runs:
+        runs = ", ".join(f"{count} {_plural(name, count)}" for name, count in result.code_runs.items())
+        lines.append(f"Code ran since ({runs}): what it changed on disk is not undone.")
+    if result.kernel:
+        lines.append(f"The kernel is not rolled back: since then its code {'; '.join(result.kernel)}.")
+    return "\n".join(lines)
 
 
 @dataclass
@@ -99,7 +63,7 @@ class _Span:
     after: str | None
 
 
-async def rewind(session: AgentSession, entry_id: str, notebooks: NotebookWorkspace | None) -> RewindReport:
+async def rewind(session: AgentSession, entry_id: str, notebooks: NotebookWorkspace | None) -> RewindResult:
     """Rewind `session` to before its user message `entry_id` (on the current branch). Raises
     `ValueError` for an entry that is not one, `BusyError` while a run goes on."""
     if session.is_running:
@@ -110,14 +74,14 @@ async def rewind(session: AgentSession, entry_id: str, notebooks: NotebookWorksp
     if index is None or not _is_user_message(path[index]):
         raise ValueError(f"{entry_id!r} is not a user message on this session's current branch")
     since = path[index:]
-    report = RewindReport()
+    report = RewindResult(code_runs=_code_runs(since), kernel=_kernel_reports(since))
     store = session_snapshots(session)
     for span in _spans(since):
         await _put_back(span, store, notebooks, report)
-    report.code_runs = _code_runs(since)
-    report.kernel = _kernel_reports(since)
     report.editor_text = await session.navigate_tree(entry_id)
-    manager.append_custom(REWIND_ENTRY, {"entryId": entry_id, **report.as_data()})
+    report.summary = summary(report)
+    recorded = report.model_dump(mode="json", by_alias=True, exclude={"command", "editor_text", "summary"})
+    manager.append_custom(REWIND_ENTRY, {"entryId": entry_id, **recorded})
     return report
 
 
@@ -155,7 +119,7 @@ def _spans(entries: Sequence[AnyEntry]) -> list[_Span]:
 
 
 async def _put_back(
-    span: _Span, store: SnapshotStore, notebooks: NotebookWorkspace | None, report: RewindReport
+    span: _Span, store: SnapshotStore, notebooks: NotebookWorkspace | None, report: RewindResult
 ) -> None:
     target = span.target
     try:
@@ -223,10 +187,6 @@ def _kernel_reports(entries: Sequence[AnyEntry]) -> list[str]:
         and isinstance(entry.data, dict)
         and isinstance(entry.data.get("report"), str)
     ]
-
-
-def _names(items: list[str]) -> str:
-    return ", ".join(items)
 
 
 def _plural(tool: str, count: int) -> str:

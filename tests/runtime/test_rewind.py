@@ -128,7 +128,7 @@ async def test_a_file_changed_since_is_kept_and_reported(tmp_path: Path, llm: Sc
 
         assert (work / "plan.txt").read_text() == "v3, the user's\n"
         assert report.conflicts == ["plan.txt"] and report.restored == []
-        assert "Kept, changed by someone else since: plan.txt." in report.text()
+        assert "Kept, changed by someone else since: plan.txt." in report.summary
     finally:
         await session.dispose()
 
@@ -150,7 +150,7 @@ async def test_the_summary_names_what_code_changed(tmp_path: Path, llm: Scripted
 
         report = await session.rewind(user_entry(session, "make data"))
 
-        text = report.text()
+        text = report.summary
         assert report.code_runs == {"ipython": 1, "bash": 1}
         assert "Code ran since (1 ipython call, 1 bash call): what it changed on disk is not undone." in text
         assert "The kernel is not rolled back" in text and "`sales`" in text
