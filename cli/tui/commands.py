@@ -65,8 +65,9 @@ def command_list(connection: AgentConnection | None) -> list[CommandInfo]:
     return [*handled, *APP_COMMANDS, *prompts]
 
 
-PROMPT_SOURCES = ("template", "skill")
-"""Commands that are prompts (`resources.library`): the app sends them as typed."""
+PROMPT_SOURCES = ("template", "skill", "extension")
+"""Commands the app sends as typed: the session expands templates and skills (`resources.library`) and
+runs extensions' commands."""
 
 
 def resolve(word: str, names: list[str]) -> str | None:

@@ -9,6 +9,7 @@ logged and skipped, never allowed to break a run.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -409,20 +410,27 @@ class AgentSession:
     # --- the session's own slash commands --------------------------------------------------------
 
     def _session_command(self, text: str) -> Awaitable[None] | None:
-        """A prompt that is one of the session's commands (`/mcp`) runs as that command instead of a
-        turn, on every surface alike: a run of no messages (`agent_start`, the command's notices,
-        `agent_end`), so a stream that follows runs ends as it does for a turn. None for any other prompt."""
-        word, _, _args = text.strip().partition(" ")
+        """A prompt that is one of the session's commands (`/mcp`, `/reload`, an extension's `/name args`)
+        runs as that command instead of a turn, on every surface alike: a run of no messages
+        (`agent_start`, the command's notices, `agent_end`), so a stream that follows runs ends as it does
+        for a turn. None for any other prompt."""
+        word, _, args = text.strip().partition(" ")
         if word == "/mcp":
             return self._command_run(self._mcp_report)
         if word == "/reload":
             return self._command_run(self._reload_report)
+        extensions = self.extensions
+        if extensions is not None and word[:1] == "/" and word[1:] in {c.name for c in extensions.commands()}:
+            return self._command_run(lambda: extensions.run_command(word[1:], args.strip()))
         return None
 
-    async def _command_run(self, command: Callable[[], None]) -> None:
+    async def _command_run(self, command: Callable[[], object]) -> None:
+        """Run a session command (its result awaited when it is a coroutine: an extension's command)."""
         self.emit(AgentStart())
         try:
-            command()
+            done = command()
+            if inspect.isawaitable(done):
+                await done
         finally:
             self.emit(AgentEnd([]))
 

@@ -527,3 +527,27 @@ async def test_a_policy_extension_may_be_an_installed_module_named_by_its_import
     assert blocked["is_error"] and "network downloads are not allowed here" in result_text(blocked)
     await session.dispose()
     sys.modules.pop("corp_agent_policy", None)
+
+
+@pytest.mark.asyncio
+async def test_an_extensions_command_typed_as_a_prompt_runs_it_and_asks_no_model(
+    tmp_path: Path, llm: ScriptedLLMServer
+) -> None:
+    home = agent_home(tmp_path, llm)
+    extension(
+        home / "extensions",
+        "deploy",
+        """
+        def setup(prime):
+            prime.register_command("deploy", "deploy the branch", lambda args: prime.notify(f"deploying {args}"))
+        """,
+    )
+    session = make_session(tmp_path, home)
+    events = Events(session)
+    await session.prompt("/deploy staging")
+    assert events.notices() == ["deploying staging"]
+    assert llm.requests == [] and session.messages() == []  # a command, not a turn
+    llm.enqueue(ScriptedTurn(blocks=[Text(text="no such command here")]))
+    await session.prompt("/deployment plans?")  # not a command's name: a prompt like any other
+    assert len(llm.requests) == 1
+    await session.dispose()
