@@ -43,10 +43,10 @@ async def server_kernels(prime: PrimeClient) -> list[Json]:
 @pytest.mark.prime_settings(tools=["ipython"])
 async def test_a_kernel_over_the_cap_is_refused_saying_what_to_do(prime: PrimeClient, llm: ScriptedLLMServer) -> None:
     first = await prime.new_session()
-    await kernel_until(prime, lambda k: k["running"] == 1)
-    second = await prime.new_session()
-    kernel = await kernel_until(prime, lambda k: not k["ready"])
+    assert (await run_code(prime, llm, first, "print('first')"))["state"] == "output-available"
+    kernel = await kernel_until(prime, lambda k: not k["ready"])  # the one kernel allowed runs
     assert "c.PrimeApp.max_kernels" in kernel["reason"] and kernel["running"] == 1
+    second = await prime.new_session()
     part = await run_code(prime, llm, second, "print('hi')")
     told = json.dumps(part)
     assert part["state"] == "output-error" and "already runs 1 agent kernels" in told and "close a session" in told
@@ -80,9 +80,11 @@ async def test_an_idle_kernel_is_culled_and_the_next_call_gets_a_fresh_one_and_a
 
 
 @pytest.mark.prime_settings(tools=["ipython"])
-async def test_without_the_settings_kernels_are_neither_capped_nor_culled(prime: PrimeClient) -> None:
+async def test_without_the_settings_kernels_are_neither_capped_nor_culled(
+    prime: PrimeClient, llm: ScriptedLLMServer
+) -> None:
     for _ in range(2):
-        await prime.new_session()
+        await run_code(prime, llm, await prime.new_session(), "print('ran')")
     kernel = await kernel_until(prime, lambda k: k["running"] == 2)
     assert kernel["ready"]
 
