@@ -150,6 +150,7 @@ def test_mode_switches_the_permission_mode_and_plan_offers_only_read_only_tools(
 
 def test_rewind_undoes_the_file_change_of_the_last_prompt(kernel: Kernel, llm: ScriptedLLMServer) -> None:
     kernel.run("%prime tools write,read")
+    kernel.run("%prime mode auto")  # the module's kernel keeps the mode an earlier test chose
     where = kernel.run(
         "import os, pathlib\nplan = pathlib.Path(os.getcwd(), 'plan.txt')\nplan.write_text('v1')\nprint(plan)"
     )
