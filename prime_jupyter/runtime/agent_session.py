@@ -164,6 +164,9 @@ class AgentSession:
         """The session's cost budgets (None: it has none), checked before each model request."""
         self.snapshots: SnapshotStore | None = None
         """Where what the file and notebook tools changed is kept for a rewind (None: beside the transcript)."""
+        self.file_root: str | None = None
+        """The folder the file tools act in (a server's root), which a rewind writes back inside too;
+        None: anywhere."""
         self.notebooks: NotebookWorkspace | None = None
         """The notebook tools' workspace, which a rewind writes notebooks back through (None: no such tools)."""
         self.environment: Callable[[], dict[str, str]] | None = None

@@ -152,6 +152,7 @@ def keep_changes(
     transcript = session.manager.path
     session.snapshots = SnapshotStore(transcript.parent / "snapshots" if transcript is not None else None)
     session.notebooks = notebooks
+    session.file_root = root
     if not any(name in (*FILE_TOOLS, NOTEBOOK_TOOL) for name in tools):
         return
     record = lambda data: session.manager.append_custom(CHANGE_ENTRY, data)  # noqa: E731

@@ -25,6 +25,7 @@ from prime_jupyter.protocol.common import RewindResult
 from prime_jupyter.runtime.changes import CHANGE_ENTRY, Target, fingerprint, read_state
 from prime_jupyter.sessions.entries import AnyEntry, BashExecutionMessage, CustomEntry, MessageEntry
 from prime_jupyter.sessions.snapshots import SnapshotStore
+from prime_jupyter.tools.filepaths import resolve_path
 
 if TYPE_CHECKING:
     from prime_jupyter.notebooks.workspace import NotebookWorkspace
@@ -77,7 +78,7 @@ async def rewind(session: AgentSession, entry_id: str, notebooks: NotebookWorksp
     report = RewindResult(code_runs=_code_runs(since), kernel=_kernel_reports(since))
     store = session_snapshots(session)
     for span in _spans(since):
-        await _put_back(span, store, notebooks, report)
+        await _put_back(span, store, notebooks, report, session.cwd, session.file_root)
     report.editor_text = await session.navigate_tree(entry_id)
     report.summary = summary(report)
     recorded = report.model_dump(mode="json", by_alias=True, exclude={"command", "editor_text", "summary"})
@@ -119,7 +120,12 @@ def _spans(entries: Sequence[AnyEntry]) -> list[_Span]:
 
 
 async def _put_back(
-    span: _Span, store: SnapshotStore, notebooks: NotebookWorkspace | None, report: RewindResult
+    span: _Span,
+    store: SnapshotStore,
+    notebooks: NotebookWorkspace | None,
+    report: RewindResult,
+    cwd: str,
+    root: str | None,
 ) -> None:
     target = span.target
     try:
@@ -140,7 +146,8 @@ async def _put_back(
         return
     try:
         if target.kind == "file":
-            await asyncio.to_thread(_restore_file, Path(target.path), before)
+            path = resolve_path(target.path, cwd, root)  # a server writes back only inside its root
+            await asyncio.to_thread(_restore_file, path, before)
         elif before is None:
             report.left.append(f"{target.shown} (a notebook the agent created: delete it yourself if unwanted)")
             return

@@ -11,6 +11,7 @@ import pytest
 
 from prime_jupyter.ai.types import UserMessage
 from prime_jupyter.runtime.agent_session import AgentSession
+from prime_jupyter.runtime.changes import CHANGE_ENTRY
 from prime_jupyter.runtime.factory import SessionOptions, create_agent_session
 from prime_jupyter.runtime.rewind import REWIND_ENTRY
 from prime_jupyter.sessions.entries import CustomEntry, MessageEntry
@@ -170,5 +171,34 @@ async def test_only_a_user_message_on_the_branch_can_be_rewound_to(tmp_path: Pat
             await session.rewind(answer)
         with pytest.raises(ValueError, match="not a user message"):
             await session.rewind("no-such-entry")
+    finally:
+        await session.dispose()
+
+
+@pytest.mark.asyncio
+async def test_a_server_session_writes_back_only_inside_its_root(tmp_path: Path, llm: ScriptedLLMServer) -> None:
+    home = tmp_path / "agent"
+    home.mkdir()
+    provider = {"baseUrl": llm.base_url, "api": "anthropic-messages", "apiKey": "k", "models": [{"id": "m1"}]}
+    (home / "models.json").write_text(json.dumps({"providers": {"scripted": provider}}))
+    root, outside = tmp_path / "root", tmp_path / "outside.txt"
+    root.mkdir()
+    outside.write_text("theirs")
+    options = SessionOptions(cwd=root, model="scripted/m1", tools=["write"], agent_dir=home, file_root=root)
+    session = create_agent_session(options)
+    try:
+        llm.enqueue(ScriptedTurn(blocks=[Text(text="Hi.")]))
+        await session.prompt("hello")
+        store = session.snapshots
+        assert store is not None
+        # A transcript entry naming a file outside the root (written by hand, or by another host).
+        change = {"kind": "file", "path": str(outside), "key": str(outside), "shown": "outside.txt"}
+        after = store.put(b"theirs")
+        session.manager.append_custom(CHANGE_ENTRY, {**change, "before": store.put(b"old"), "after": after})
+
+        report = await session.rewind(user_entry(session, "hello"))
+
+        assert outside.read_text() == "theirs" and report.restored == []
+        assert len(report.left) == 1 and "outside the server's root" in report.left[0]
     finally:
         await session.dispose()
